@@ -1,0 +1,99 @@
+"""Argument validation shared by every model: one place, one message style.
+
+Every check converts its argument to a float ndarray, raises ``ValueError``
+naming the argument and the first offending value, and is NaN-safe (a NaN
+fails every check because comparisons with NaN are false).
+"""
+
+import warnings
+
+import numpy as np
+
+__all__ = [
+    "TCPModelsWarning",
+    "array",
+    "positive",
+    "nonnegative",
+    "in_range",
+    "whole",
+    "choice",
+    "scalar_or_array",
+    "warn_where",
+]
+
+
+class TCPModelsWarning(UserWarning):
+    """A model is evaluated where its source says it is unreliable."""
+
+
+def array(name, value):
+    """Return `value` as a float ndarray, or raise ``ValueError`` naming `name`."""
+    try:
+        out = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}") from None
+    return out
+
+
+def _fail(name, values, ok, rule):
+    bad = np.asarray(values)[~ok]
+    raise ValueError(f"{name} must be {rule}, got {bad.flat[0]!r}")
+
+
+def positive(name, value):
+    """Check ``value > 0`` elementwise (NaN fails)."""
+    x = array(name, value)
+    ok = x > 0
+    if not ok.all():
+        _fail(name, x, ok, "> 0")
+    return x
+
+
+def nonnegative(name, value):
+    """Check ``value >= 0`` elementwise (NaN fails)."""
+    x = array(name, value)
+    ok = x >= 0
+    if not ok.all():
+        _fail(name, x, ok, ">= 0")
+    return x
+
+
+def in_range(name, value, low, high, *, low_open=False, high_open=False):
+    """Check ``low <(=) value <(=) high`` elementwise (NaN fails)."""
+    x = array(name, value)
+    ok = (x > low if low_open else x >= low) & (x < high if high_open else x <= high)
+    if not ok.all():
+        rule = f"in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
+        _fail(name, x, ok, rule)
+    return x
+
+
+def whole(name, value, minimum=1):
+    """Check that `value` holds whole numbers ``>= minimum``; return them as floats."""
+    x = array(name, value)
+    ok = (x >= minimum) & (x == np.floor(x))
+    if not ok.all():
+        _fail(name, x, ok, f"a whole number >= {minimum}")
+    return x
+
+
+def choice(name, value, options):
+    """Check that `value` is one of `options` (strings are compared case-insensitively)."""
+    key = value.lower() if isinstance(value, str) else value
+    if key not in options:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {value!r}")
+    return key
+
+
+def scalar_or_array(result, *inputs):
+    """Return a Python float when every input was scalar, else an ndarray (design guide)."""
+    result = np.asarray(result, dtype=float)
+    if result.ndim == 0 and all(np.ndim(x) == 0 for x in inputs):
+        return float(result)
+    return result
+
+
+def warn_where(condition, message, stacklevel=3):
+    """Warn once with `message` when `condition` holds for any element."""
+    if np.any(condition):
+        warnings.warn(message, TCPModelsWarning, stacklevel=stacklevel)
