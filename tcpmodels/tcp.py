@@ -52,6 +52,10 @@ def _window(loss_rate):
     return WINDOW_CONSTANT / np.sqrt(loss_rate)  # Eq. 5.1
 
 
+def _loss_for_window(window):
+    return (WINDOW_CONSTANT / window) ** 2  # Eq. 5.1 inverted
+
+
 def _timeout_rate(loss_rate, spacing):
     return loss_rate * -np.expm1(spacing * np.log1p(-loss_rate))  # Eq. 5.3: l(1 - (1-l)^13)
 
@@ -174,7 +178,7 @@ def loss_for_window(window):
     0.01
     """
     w = _checks.in_range("window", window, WINDOW_CONSTANT, np.inf, low_open=True)
-    l = (WINDOW_CONSTANT / w) ** 2
+    l = _loss_for_window(w)
     _warn_high_loss(l)
     return _checks.scalar_or_array(l, window)
 
