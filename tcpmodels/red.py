@@ -470,7 +470,8 @@ def size(n_flows, loss_rate, rtt, *, rto=1.0, min_th=5.0):
     -----
     .. math:: max_{th} = \tfrac{3}{2}\,n\,pif(l, r), \qquad max_p = \tfrac{3}{4}\,l
 
-    With these, Eq. 5.10 puts the queue at :math:`\frac{l\,max_{th}}{2 \cdot 3l/4} = \frac{2}{3}max_{th} = n\,pif(l, r)`:
+    With these, Eq. 5.10 puts the queue at
+    :math:`\frac{l\,max_{th}}{2 \cdot 3l/4} = \frac{2}{3}max_{th} = n\,pif(l, r)`:
     the 3/4 follows from the 3/2 (:func:`tcpmodels.symbolic.sizing_max_p_factor`).
 
     Examples
