@@ -90,8 +90,15 @@ SCALABLE_B = 0.125
 _TABLE_TOP = 100000
 # Linux keeps the RFC rows without the last one (net/ipv4/tcp_highspeed.c).
 _LINUX_ROWS = 72
-# b(w) reaches 0 here; above it a(w) and b(w) are meaningless.
-_B_ZERO_WINDOW = LOW_WINDOW * (HIGH_WINDOW / LOW_WINDOW) ** (0.5 / (0.5 - HIGH_DECREASE))
+# Slope of b(w) against ln(w) (RFC 3649, Sec. 5), magnitude.
+_B_SLOPE = (0.5 - HIGH_DECREASE) / np.log(HIGH_WINDOW / LOW_WINDOW)
+# b(w) reaches 0 here (567 416 packets); above it b(w) is meaningless.
+_B_ZERO_WINDOW = LOW_WINDOW * np.exp(0.5 / _B_SLOPE)
+# a(w) ~ w^(2 - 1.2) 2b/(2 - b) peaks where b(2 - b) = 2 |db/dln w| / 0.8, i.e. b = 0.0673 at
+# 155 644 packets (a = 77.5); above it a(w) *decreases* with the window.
+_A_PEAK_WINDOW = LOW_WINDOW * np.exp(
+    (0.5 - (1.0 - np.sqrt(1.0 - 2.0 * _B_SLOPE / (2.0 - P_EXPONENT)))) / _B_SLOPE
+)
 
 
 
@@ -181,13 +188,9 @@ def _stepped(w, kind, column):
     return _rows(table_kind)[column][_row_index(w, table_kind)].astype(float)
 
 
-def _warn_b_negative(w, kind):
+def _warn_beyond(w, kind, limit, message):
     if kind in ("formula", "monotone"):
-        _checks.warn_where(
-            w >= _B_ZERO_WINDOW,
-            f"RFC 3649 b(w) is <= 0 for windows above {_B_ZERO_WINDOW:.0f} packets; a(w) and b(w) are meaningless there",
-            stacklevel=4,
-        )
+        _checks.warn_where(w > limit, f"{message} above {limit:.0f} packets (RFC 3649 designs up to 83000)", stacklevel=4)
 
 
 def p(window):
@@ -268,7 +271,7 @@ def b(window, kind="formula"):
                \\frac{\\log w - \\log W_{low}}{\\log W_{high} - \\log W_{low}} + 0.5.
 
     The RFC table extends the line past High_Window (b = 0.09 at 94717);
-    it reaches 0 at about 566 000 packets, above which a warning is given.
+    it reaches 0 at 567 416 packets, above which a warning is given.
 
     Examples
     --------
@@ -284,7 +287,7 @@ def b(window, kind="formula"):
     """
     kind = _checks.choice("kind", kind, KINDS)
     w = _window(window)
-    _warn_b_negative(w, kind)
+    _warn_beyond(w, kind, _B_ZERO_WINDOW, "RFC 3649 b(w) is negative")
     out = _b(w) if kind in ("formula", "monotone") else _stepped(w, kind, 2)
     return _checks.scalar_or_array(out, window)
 
@@ -320,6 +323,9 @@ def a(window, kind="formula"):
     integer steps used by real stacks; they differ from the formula by up to
     one packet per RTT, Linux being one step ahead of the RFC table.
 
+    Because b(w) keeps falling, the formula peaks at w = 155 644 packets
+    (a = 77.5, b = 0.067) and decreases beyond; a warning is given there.
+
     Examples
     --------
     Su et al. (2006), Sec. 2: "when w = 118, a(w) = 2 ... when w = 347,
@@ -334,7 +340,7 @@ def a(window, kind="formula"):
     """
     kind = _checks.choice("kind", kind, KINDS)
     w = _window(window)
-    _warn_b_negative(w, kind)
+    _warn_beyond(w, kind, _A_PEAK_WINDOW, "RFC 3649 a(w) decreases with the window")
     if kind == "formula":
         out = _a(w)
     elif kind == "monotone":
