@@ -78,11 +78,12 @@ def whole(name, value, minimum=1):
 
 
 def choice(name, value, options):
-    """Check that `value` is one of `options` (strings are compared case-insensitively)."""
-    key = value.lower() if isinstance(value, str) else value
-    if key not in options:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {value!r}")
-    return key
+    """Return the option of `options` that `value` names (strings match case-insensitively)."""
+    for option in options:
+        if value == option or (isinstance(value, str) and isinstance(option, str)
+                               and value.lower() == option.lower()):
+            return option
+    raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {value!r}")
 
 
 def scalar_or_array(result, *inputs):

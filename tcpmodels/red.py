@@ -1,0 +1,529 @@
+"""RED: the drop curve, Morris' RED equilibria (Eq. 5.8-5.14) and parameter sizing (section 5.3.4).
+
+Three equilibrium models, each a solution of "the packets the flows keep in
+flight fill the queue RED's drop rate implies plus the packets on the wire":
+
+``P1``
+    Eq. 5.12/5.13, closed form.  Ignores time-outs, the wire and RED's 100 %
+    drop above ``max_th``.
+``P2``
+    Eq. 5.14 solved numerically: time-outs (Eq. 5.4) and the packets stored on
+    the link, as in the thesis' Fig. 5.11-5.13.
+``P3``
+    This library's extension beyond the thesis (default: most accurate
+    against packet-level measurements).  Four changes to P2, each taken from
+    the protocols or the thesis, none fitted:
+
+    1. the time-out model sees the round-trip time the equilibrium itself
+       produces, ``rtt + queue / capacity`` (a 10 ms path behind a 200-packet
+       queue at 2170 packets/s is a 102 ms path);
+    2. saturation: RED drops every arrival once the average queue reaches
+       ``max_th``, so the queue cannot exceed it; when the unsaturated solution
+       would, the queue is pinned at ``max_th`` and the loss is what the flows'
+       demand forces, as in drop-tail with a ``max_th`` buffer;
+    3. windows from Eq. 5.2 (the thesis' own correction for whole packets and
+       delayed ACKs) evaluated at the loss-*event* rate: a sender halves once
+       per window that holds losses, not once per lost packet;
+    4. the exact RED curve from ``min_th`` and the time-out spacing of the
+       sender (:data:`tcpmodels.tcp.TIMEOUT_SPACING`: 13 for Tahoe, 3 for
+       Reno/NewReno, whose fast recovery needs no slow start).
+
+    Against the ns-3 measurements in ``shared/reference`` (NewReno, 10 ms,
+    Floyd & Jacobson drop spacing) P3 stays within 18 % on loss and 14 % on
+    queue over 10-300 flows, max_p 0.005-0.08 and max_th 100-2000, where P2 is
+    off by up to 76 % and P1 by more (``tests/test_red_reference.py`` records
+    every row).
+"""
+
+import dataclasses
+
+import numpy as np
+
+from . import _checks, solve, tcp
+from ._results import Result
+
+__all__ = [
+    "MODELS",
+    "P1_LOSS_CONSTANT",
+    "P1_QUEUE_CONSTANT",
+    "MAX_P_CONSTANT",
+    "Equilibrium",
+    "REDParams",
+    "drop_probability",
+    "loss_from_queue",
+    "queue_for_loss",
+    "equilibrium",
+    "size",
+    "max_p_for_buffer",
+]
+
+MODELS = ("P1", "P2", "P3")
+
+#: Eq. 5.12 and 5.13 as published; exact values (2 * 0.87)^(2/3) = 1.447 and
+#: half that, 0.723 (:func:`tcpmodels.symbolic.red_p1_constants`).
+P1_LOSS_CONSTANT = 1.4
+P1_QUEUE_CONSTANT = 0.7
+
+#: Section 5.3.4 fixed-memory rule, (0.7 / 0.75)^3 = 0.813 rounded.
+MAX_P_CONSTANT = 0.81
+
+# Section 5.3.4 sizing rule: max_th = 3/2 n pif(l, r), max_p = 3/4 l.
+_SIZE_MAX_TH_FACTOR = 1.5
+_SIZE_MAX_P_FACTOR = 0.75
+# "this should probably be less than 3% to allow TCP a window of four packets"
+_MAX_SIZING_LOSS = 0.03
+
+
+@dataclasses.dataclass(frozen=True)
+class Equilibrium(Result):
+    """Predicted RED operating point.
+
+    Attributes
+    ----------
+    loss_rate : float or ndarray
+        Fraction of arriving packets dropped [-].
+    queue : float or ndarray
+        Average queue [packets].
+    window : float or ndarray
+        Average window of a sending flow, as the model counts it [packets].
+    timeouts_per_packet : float or ndarray
+        Retransmission time-outs per packet sent [-].
+    timeout_fraction : float or ndarray
+        Fraction of time a flow spends in time-out [-] (NaN for P1 without `rtt`).
+    saturated : bool or ndarray
+        True where the queue reaches ``max_th`` (RED drops every arrival there):
+        P3 pins the queue at ``max_th``; P1 and P2 predict beyond it.
+    model : str
+        ``"P1"``, ``"P2"`` or ``"P3"``.
+    """
+
+    loss_rate: object
+    queue: object
+    window: object
+    timeouts_per_packet: object
+    timeout_fraction: object
+    saturated: object
+    model: str
+
+
+@dataclasses.dataclass(frozen=True)
+class REDParams(Result):
+    """RED settings with the operating point they are designed for.
+
+    Attributes
+    ----------
+    min_th, max_th : float or ndarray
+        Thresholds on the average queue [packets].
+    max_p : float or ndarray
+        Drop probability at ``max_th`` [-].
+    queue : float or ndarray
+        Predicted average queue [packets].
+    loss_rate : float or ndarray
+        Predicted (target) loss rate [-].
+    """
+
+    min_th: object
+    max_th: object
+    max_p: object
+    queue: object
+    loss_rate: object
+
+
+def _thresholds(min_th, max_th):
+    lo = _checks.nonnegative("min_th", min_th)
+    hi = _checks.positive("max_th", max_th)
+    ok = hi > lo
+    if not ok.all():
+        raise ValueError(f"max_th must be > min_th, got max_th={np.broadcast_to(hi, ok.shape)[~ok].flat[0]!r} "
+                         f"<= min_th={np.broadcast_to(lo, ok.shape)[~ok].flat[0]!r}")
+    return lo, hi
+
+
+def _max_p(max_p):
+    return _checks.in_range("max_p", max_p, 0.0, 1.0, low_open=True)
+
+
+def drop_probability(avg_queue, min_th, max_th, max_p, gentle=False):
+    r"""RED's drop probability for an average queue (Floyd & Jacobson 1993; Morris 1999, section 2.2.2).
+
+    Parameters
+    ----------
+    avg_queue : float or array_like
+        Average (EWMA) queue [packets].
+    min_th, max_th : float or array_like
+        Thresholds, ``0 <= min_th < max_th`` [packets].
+    max_p : float or array_like
+        Probability at ``max_th``, in (0, 1] [-].
+    gentle : bool, optional
+        Floyd's gentle variant: rise linearly from ``max_p`` at ``max_th`` to
+        1 at ``2 max_th`` instead of jumping to 1.
+
+    Returns
+    -------
+    float or ndarray
+        Base drop probability :math:`p_b` [-].  With Floyd & Jacobson's
+        count-based spacing the realised drop rate is about :math:`2 p_b`
+        (Eq. 5.8's factor 2).
+
+    Notes
+    -----
+    .. math::
+        p_b = \begin{cases} 0 & q < min_{th} \\
+        max_p \frac{q - min_{th}}{max_{th} - min_{th}} & min_{th} \le q < max_{th} \\
+        1 & q \ge max_{th} \end{cases}
+
+    Examples
+    --------
+    >>> drop_probability([0, 5, 252.5, 500, 750], 5, 500, 0.02)
+    array([0.  , 0.  , 0.01, 1.  , 1.  ])
+    >>> drop_probability([500, 750, 1000], 5, 500, 0.02, gentle=True)
+    array([0.02, 0.51, 1.  ])
+    """
+    q = _checks.nonnegative("avg_queue", avg_queue)
+    lo, hi = _thresholds(min_th, max_th)
+    mp = _max_p(max_p)
+    ramp = mp * np.clip((q - lo) / (hi - lo), 0.0, None)
+    above = np.minimum(mp + (1.0 - mp) * (q - hi) / hi, 1.0) if gentle else 1.0
+    p = np.where(q < hi, ramp, above)
+    return _checks.scalar_or_array(p, avg_queue, min_th, max_th, max_p)
+
+
+def loss_from_queue(avg_queue, max_th, max_p):
+    r"""RED's loss rate for an average queue, Morris (1999) Eq. 5.8.
+
+    Parameters
+    ----------
+    avg_queue : float or array_like
+        Average queue, below ``max_th`` [packets].
+    max_th : float or array_like
+        RED's upper threshold [packets].
+    max_p : float or array_like
+        RED's maximum drop probability, in (0, 1] [-].
+
+    Returns
+    -------
+    float or ndarray
+        Loss rate [-].
+
+    Notes
+    -----
+    .. math:: l = \frac{2\,max_p\,q_{avg}}{max_{th}}
+
+    The factor 2 is Floyd & Jacobson's count-based drop spacing (gaps uniform
+    on :math:`[1, 1/p_b]`); ``min_th`` is neglected.
+
+    Examples
+    --------
+    >>> round(loss_from_queue(250, 500, 0.02), 6)   # 2 * 0.02 * 250 / 500
+    0.02
+    """
+    q = _checks.nonnegative("avg_queue", avg_queue)
+    hi = _checks.positive("max_th", max_th)
+    mp = _max_p(max_p)
+    return _checks.scalar_or_array(2.0 * mp * q / hi, avg_queue, max_th, max_p)  # Eq. 5.8
+
+
+def queue_for_loss(loss_rate, max_th, max_p):
+    r"""RED's average queue for a loss rate, Morris (1999) Eq. 5.10 (*redq*).
+
+    Parameters
+    ----------
+    loss_rate : float or array_like
+        Loss rate, in [0, 1] [-].
+    max_th : float or array_like
+        RED's upper threshold [packets].
+    max_p : float or array_like
+        RED's maximum drop probability, in (0, 1] [-].
+
+    Returns
+    -------
+    float or ndarray
+        Average queue [packets].
+
+    Notes
+    -----
+    .. math:: b = \frac{l\,max_{th}}{2\,max_p}
+
+    Examples
+    --------
+    >>> queue_for_loss(0.02, 500, 0.02)   # 0.02 * 500 / 0.04
+    250.0
+    """
+    l = _checks.in_range("loss_rate", loss_rate, 0.0, 1.0)
+    hi = _checks.positive("max_th", max_th)
+    mp = _max_p(max_p)
+    return _checks.scalar_or_array(l * hi / (2.0 * mp), loss_rate, max_th, max_p)  # Eq. 5.10
+
+
+# ---------------------------------------------------------------- equilibria
+
+def _p2_residual(l, n, max_th, max_p, rtt, cap, rto):
+    # Eq. 5.14: redq(l) + pps r = n pif(l, r)
+    return n * tcp._packets_in_flight(l, rtt, rto) - l * max_th / (2.0 * max_p) - cap * rtt
+
+
+def _p3_window(l):
+    # Loss-event rate: a window of W packets at per-packet loss l carries at
+    # least one loss with probability 1 - (1-l)^W, and the sender halves once.
+    w = tcp._window(l)
+    with np.errstate(divide="ignore"):
+        events = -np.expm1(w * np.log1p(-l)) / w
+    return np.maximum(tcp._window(events) - 1.0, 0.0)  # Eq. 5.2 at the event rate
+
+
+def _p3_queue(l, min_th, max_th, max_p, sat):
+    return np.where(sat, max_th, min_th + l * (max_th - min_th) / (2.0 * max_p))
+
+
+def _p3_state(l, n, min_th, max_th, max_p, rtt, cap, rto, spacing, sat):
+    q = _p3_queue(l, min_th, max_th, max_p, sat)
+    w = _p3_window(l)
+    o = tcp._timeout_rate(l, spacing)
+    frac = tcp._timeout_fraction(o, w, rtt + q / cap, rto)
+    return q, w, o, frac
+
+
+def _p3_residual(l, n, min_th, max_th, max_p, rtt, cap, rto, spacing, sat):
+    q, w, _, frac = _p3_state(l, n, min_th, max_th, max_p, rtt, cap, rto, spacing, sat)
+    return n * (1.0 - frac) * w - q - cap * rtt
+
+
+def _lower_bracket(f, upper, args, steps=60):
+    """Walk down from `upper` by factors of 16 until ``f > 0`` everywhere."""
+    lo = np.array(upper / 4.0, dtype=float)
+    for _ in range(steps):
+        bad = ~(f(lo, *args) > 0)
+        if not bad.any():
+            return lo
+        lo = np.where(bad, lo / 16.0, lo)
+    raise solve.ConvergenceError("could not bracket the equilibrium from below")
+
+
+def _solve(f, upper, args):
+    upper, *args = np.broadcast_arrays(upper, *args)
+    if np.any(f(upper, *args) > 0):
+        raise solve.ConvergenceError(
+            "no equilibrium with loss_rate <= 1: too many flows for this max_th and max_p"
+        )
+    lower = _lower_bracket(f, upper, args)
+    return solve.positive_root(f, lower, upper, args=tuple(args))
+
+
+def equilibrium(n_flows, max_th, max_p, *, model="P3", rtt=None, capacity=None, rto=1.0, min_th=5.0,
+                sender="newreno"):
+    r"""Loss rate and average queue of `n_flows` TCPs through a RED queue (Morris 1999, section 5.3).
+
+    Parameters
+    ----------
+    n_flows : float or array_like
+        Long-lived TCP flows, > 0 [flows].
+    max_th : float or array_like
+        RED's upper threshold [packets].
+    max_p : float or array_like
+        RED's maximum drop probability, in (0, 1] [-].
+    model : {"P3", "P2", "P1"}, optional
+        ``"P1"``: Eq. 5.12/5.13.  ``"P2"``: Eq. 5.14.  ``"P3"`` (default):
+        this library's extension (module docstring), the most accurate.
+    rtt : float or array_like, optional
+        Round-trip propagation time [s]; required for P2 and P3.
+    capacity : float or array_like, optional
+        Bottleneck rate [packets/s]; required for P2 and P3.
+    rto : float or array_like, optional
+        Length of one retransmission time-out [s] (the thesis: 1 s).
+    min_th : float or array_like, optional
+        RED's lower threshold [packets]; used by P3 only (P1/P2 neglect it).
+    sender : {"newreno", "reno", "tahoe"}, optional
+        Sender whose time-out spacing P3 uses; P1 and P2 are the thesis'
+        Tahoe analysis.
+
+    Returns
+    -------
+    Equilibrium
+        ``.loss_rate``, ``.queue``, ``.window``, ``.timeouts_per_packet``,
+        ``.timeout_fraction``, ``.saturated``, ``.model``.
+
+    Raises
+    ------
+    tcpmodels.solve.ConvergenceError
+        If P2/P3 have no equilibrium with loss below 1.
+
+    Notes
+    -----
+    P1 (Eq. 5.12, 5.13):
+
+    .. math:: l = \frac{1.4 N^{2/3} max_p^{2/3}}{max_{th}^{2/3}}, \quad
+              b = \frac{0.7 N^{2/3} max_{th}^{1/3}}{max_p^{1/3}}
+
+    P2 (Eq. 5.14), solved for :math:`l`:
+
+    .. math:: \frac{l\,max_{th}}{2\,max_p} + pps\cdot r = n\,pif(l, r)
+
+    P3, with :math:`q(l) = min_{th} + l\frac{max_{th} - min_{th}}{2 max_p}`,
+    the loss-event rate :math:`l_e = (1-(1-l)^{W})/W`, :math:`W = 0.87/\sqrt{l}`,
+    and :math:`w = 0.87/\sqrt{l_e} - 1`:
+
+    .. math:: n\,(1 - O(l, r + q/pps, w))\,w = q + pps\cdot r
+
+    with :math:`q` replaced by :math:`max_{th}` where it would exceed it.
+    P1 and P2 warn above 10 % loss, the thesis' limit.
+
+    Examples
+    --------
+    The thesis' Fig. 5.11 set-up at 100 flows (10 Mbit/s, 576 bytes, 10 ms):
+
+    >>> e = equilibrium(100, 500, 0.02, model="P1")
+    >>> round(e.loss_rate, 4), round(e.queue, 1)   # 1.4 * (100*0.02/500)**(2/3)
+    (0.0353, 441.0)
+    >>> e = equilibrium(100, 500, 0.02, model="P2", rtt=0.01, capacity=2170)
+    >>> round(e.loss_rate, 4), round(e.queue, 1)
+    (0.016, 200.6)
+    >>> e = equilibrium(100, 500, 0.02, rtt=0.01, capacity=2170)
+    >>> round(e.loss_rate, 4), round(e.queue, 1), e.saturated   # ns-3: 0.0263, 335
+    (0.0298, 374.0, False)
+    """
+    model = _checks.choice("model", model, MODELS)
+    n = _checks.positive("n_flows", n_flows)
+    mp = _max_p(max_p)
+    timeout = _checks.positive("rto", rto)
+    inputs = (n_flows, max_th, max_p, rto)
+    if model == "P1":
+        hi = _checks.positive("max_th", max_th)
+        ratio = (n * mp / hi) ** (2.0 / 3.0)
+        l = P1_LOSS_CONSTANT * ratio  # Eq. 5.12
+        q = P1_QUEUE_CONSTANT * n ** (2.0 / 3.0) * hi ** (1.0 / 3.0) / mp ** (1.0 / 3.0)  # Eq. 5.13
+        r = np.nan if rtt is None else _checks.positive("rtt", rtt)
+        spacing = tcp.TIMEOUT_SPACING["tahoe"]
+        with np.errstate(invalid="ignore"):
+            w = tcp._window(l)
+            o = tcp._timeout_rate(np.minimum(l, 1.0), spacing)
+            frac = tcp._timeout_fraction(o, w, r, timeout)
+        sat = q > hi
+        inputs += (rtt,)
+    else:
+        if rtt is None or capacity is None:
+            raise ValueError(f"rtt and capacity are required for model {model!r}, got rtt={rtt!r}, "
+                             f"capacity={capacity!r}")
+        r = _checks.positive("rtt", rtt)
+        cap = _checks.positive("capacity", capacity)
+        inputs += (rtt, capacity)
+        if model == "P2":
+            hi = _checks.positive("max_th", max_th)
+            # Ignoring time-outs and the wire gives P1 with exact constants,
+            # n w(l) = redq(l): an upper bound on the P2 root.
+            upper = np.minimum((2.0 * tcp.WINDOW_CONSTANT * n * mp / hi) ** (2.0 / 3.0), 1.0)
+            args = (n, hi, mp, r, cap, timeout)
+            l = _solve(_p2_residual, upper, args)
+            q = l * hi / (2.0 * mp)
+            w = tcp._window(l)
+            o = tcp._timeout_rate(l, tcp.TIMEOUT_SPACING["tahoe"])
+            frac = tcp._timeout_fraction(o, w, r, timeout)
+            sat = q > hi
+        else:
+            lo_th, hi = _thresholds(min_th, max_th)
+            key = _checks.choice("sender", sender, tuple(tcp.TIMEOUT_SPACING))
+            spacing = tcp.TIMEOUT_SPACING[key]
+            inputs += (min_th,)
+            # The unsaturated queue reaches max_th at l = 2 max_p: the root
+            # lies above it (saturated) iff the residual is still positive there.
+            l_full = np.minimum(2.0 * mp, 1.0)
+            base = (n, lo_th, hi, mp, r, cap, timeout, spacing)
+            sat = (_p3_residual(l_full, *base, False) > 0) & (2.0 * mp < 1.0)
+            args = base + (sat,)
+            # Saturated roots lie in [2 max_p, 1]: bracket them from 2 max_p.
+            l = _solve(_p3_residual, np.where(sat, 1.0, l_full), args)
+            q, w, o, frac = _p3_state(l, *args)
+    if model != "P3":
+        _checks.warn_where(l > tcp._MAX_RELIABLE_LOSS,
+                           f"{model} predicts loss above 10 %, beyond the thesis' stated validity; "
+                           "use model='P3'", stacklevel=3)
+    out = [_checks.scalar_or_array(x, *inputs) for x in (l, q, w, o, frac)]
+    sat = bool(sat) if np.ndim(out[0]) == 0 else np.broadcast_to(sat, np.shape(out[0]))
+    return Equilibrium(*out, saturated=sat, model=model)
+
+
+# ------------------------------------------------------------------- sizing
+
+def size(n_flows, loss_rate, rtt, *, rto=1.0, min_th=5.0):
+    r"""RED settings for a known flow count and a target loss rate (Morris 1999, section 5.3.4).
+
+    Parameters
+    ----------
+    n_flows : float or array_like
+        Typical number of simultaneously active TCP flows, > 0 [flows].
+    loss_rate : float or array_like
+        Maximum desirable loss rate, in (0, 1) [-]; the thesis advises below 3 %
+        (a warning says so above).
+    rtt : float or array_like
+        Round-trip time [s].
+    rto : float or array_like, optional
+        Length of one time-out [s].
+    min_th : float or array_like, optional
+        RED's lower threshold [packets]; the thesis uses 5.
+
+    Returns
+    -------
+    REDParams
+        ``.min_th``, ``.max_th``, ``.max_p``, and the operating point the rule
+        aims at: ``.queue`` = :math:`n\,pif(l, r)`, ``.loss_rate`` = :math:`l`.
+
+    Notes
+    -----
+    .. math:: max_{th} = \tfrac{3}{2}\,n\,pif(l, r), \qquad max_p = \tfrac{3}{4}\,l
+
+    With these, Eq. 5.10 puts the queue at :math:`\frac{l\,max_{th}}{2 \cdot 3l/4} = \frac{2}{3}max_{th} = n\,pif(l, r)`:
+    the 3/4 follows from the 3/2 (:func:`tcpmodels.symbolic.sizing_max_p_factor`).
+
+    Examples
+    --------
+    >>> p = size(100, 0.02, 0.1)     # pif(0.02, 0.1) = 4.790
+    >>> round(p.max_th, 1), round(p.max_p, 4), round(p.queue, 1)
+    (718.6, 0.015, 479.0)
+    """
+    n = _checks.positive("n_flows", n_flows)
+    l = _checks.in_range("loss_rate", loss_rate, 0.0, 1.0, low_open=True, high_open=True)
+    r = _checks.positive("rtt", rtt)
+    t = _checks.positive("rto", rto)
+    lo = _checks.nonnegative("min_th", min_th)
+    _checks.warn_where(l > _MAX_SIZING_LOSS,
+                       "loss_rate above 3 %: Morris (1999, section 5.3.4) advises less, "
+                       "to leave TCP a window of four packets")
+    q = n * tcp._packets_in_flight(l, r, t)
+    max_th = _SIZE_MAX_TH_FACTOR * q
+    _checks.warn_where(max_th <= lo, "the sized max_th is not above min_th: too few flows or too "
+                                      "high a loss rate for a RED queue")
+    inputs = (n_flows, loss_rate, rtt, rto, min_th)
+    return REDParams(*(_checks.scalar_or_array(x, *inputs)
+                       for x in np.broadcast_arrays(lo, max_th, _SIZE_MAX_P_FACTOR * l, q, l)))
+
+
+def max_p_for_buffer(n_flows, max_th):
+    r"""``max_p`` that keeps the queue about 3/4 full for a fixed ``max_th`` (Morris 1999, section 5.3.4).
+
+    Parameters
+    ----------
+    n_flows : float or array_like
+        Typical number of active TCP flows, > 0 [flows].
+    max_th : float or array_like
+        RED's upper threshold, fixed by the router's memory [packets].
+
+    Returns
+    -------
+    float or ndarray
+        ``max_p`` [-].  Above 1 (warned) the buffer is too small for the flows.
+
+    Notes
+    -----
+    Eq. 5.13 set equal to :math:`\frac{3}{4} max_{th}` and solved for :math:`max_p`:
+
+    .. math:: max_p = \frac{0.81\,n^2}{max_{th}^2}
+
+    Examples
+    --------
+    >>> round(max_p_for_buffer(100, 1000), 6)   # 0.81 * 100**2 / 1000**2
+    0.0081
+    """
+    n = _checks.positive("n_flows", n_flows)
+    hi = _checks.positive("max_th", max_th)
+    mp = MAX_P_CONSTANT * n**2 / hi**2
+    _checks.warn_where(mp > 1.0, "max_p above 1: max_th is too small for this many flows")
+    return _checks.scalar_or_array(mp, n_flows, max_th)
