@@ -55,8 +55,8 @@ __all__ = [
     "loss_rate",
     "window",
     "table",
-    "drops_per_event",
-    "drop_gap",
+    "LossEvent",
+    "loss_event",
     "scalable_a",
     "scalable_b",
     "scalable_window",
@@ -124,6 +124,22 @@ class HSTCPTable(Result):
     a: np.ndarray
     b: np.ndarray
     kind: str
+
+
+@dataclasses.dataclass(frozen=True)
+class LossEvent(Result):
+    """One congestion event of a HighSpeed TCP flow at a drop-tail queue (see :func:`loss_event`).
+
+    Attributes
+    ----------
+    drops : float or ndarray
+        Packets dropped in the event [packets].
+    gap : float or ndarray
+        Sequence-number distance between successive drops [packets].
+    """
+
+    drops: object
+    gap: object
 
 
 def _window(value, minimum=0.0):
@@ -468,8 +484,8 @@ def table(kind="rfc"):
     return HSTCPTable(window=windows.copy(), a=a_values.copy(), b=b_values.copy(), kind=kind)
 
 
-def drops_per_event(window, kind="formula"):
-    """Packets dropped per congestion event at a drop-tail queue, Su et al. (2006), Sec. 3.2.
+def loss_event(window, kind="formula"):
+    """Drops in one congestion event at a drop-tail queue, and their spacing, Su et al. (2006), Sec. 3.2.
 
     Parameters
     ----------
@@ -480,70 +496,41 @@ def drops_per_event(window, kind="formula"):
 
     Returns
     -------
-    float or ndarray
-        Dropped packets per congestion event [packets].
+    LossEvent
+        ``.drops`` [packets] dropped per congestion event and ``.gap``
+        [packets], the sequence-number distance between successive drops.
 
     Notes
     -----
     Loss is detected one RTT after the first drop; during that RTT the window
     grows by a(W_c), and with a full drop-tail queue every one of those extra
-    packets is dropped:
+    packets is dropped.  Each ACK adds a(w)/w to the window, so every w/a(w)
+    ACKs the window gains a whole packet and the sender emits two packets back
+    to back; the second of the pair finds the full queue (Fig. 4):
 
-    .. math:: N_{drop} = a(W_c).
+    .. math:: N_{drop} = a(W_c), \\qquad \\Delta_{seq} = \\frac{W_c}{a(W_c)}.
 
     Valid for a single flow in congestion avoidance with an ACK clock (no
     burst from ACK loss or compression, which the paper blames for drops
-    above a(w) in its Table 1).
-
-    Examples
-    --------
-    Su et al. (2006), Fig. 3: "W_c = 8400 ... 26 packets equaling the value of
-    a(W_c) dropped" (the formula gives 26.5; the paper quotes an integer).
-
-    >>> drops_per_event(8400, kind="table")
-    26.0
-    >>> drops_per_event([118, 347])
-    array([2.009..., 4.011...])
-    """
-    return a(window, kind=kind)
-
-
-def drop_gap(window, kind="formula"):
-    """Sequence-number gap between drops in one congestion event, Su et al. (2006), Sec. 3.2.
-
-    Parameters
-    ----------
-    window : float or array_like
-        Congestion window when the queue overflows, ``W_c`` [packets].
-    kind : {"formula", "monotone", "table", "linux"}
-        Form of a(w), see :func:`a`.
-
-    Returns
-    -------
-    float or ndarray
-        Gap between the sequence numbers of successive drops [packets].
-
-    Notes
-    -----
-    Each ACK adds a(w)/w to the window, so every w/a(w) ACKs the window grows
-    by a whole packet and the sender emits two packets back to back; the
-    second of the pair finds the full queue and is dropped (Su et al. (2006),
-    Fig. 4):
-
-    .. math:: \\Delta_{seq} = \\frac{W_c}{a(W_c)}.
+    above a(w) in its Table 1); spread drops synchronise competing flows.
 
     Examples
     --------
     Su et al. (2006), Sec. 3.2: "W_c = 8400, and a(W_c) = 26, so the interval
-    of dropped packets' sequence number is about 323".
+    of dropped packets' sequence number is about 323" (8130 <= 8400 < 8726 in
+    the RFC table; the formula gives a = 26.5, the paper quotes an integer).
 
-    >>> round(drop_gap(8400, kind="table"), 1)
-    323.1
-    >>> round(drop_gap(8400), 1)  # with the unrounded a(8400) = 26.51
+    >>> ev = loss_event(8400, kind="table")
+    >>> ev.drops, round(ev.gap, 1)
+    (26.0, 323.1)
+    >>> round(loss_event(8400).gap, 1)  # with the unrounded a(8400) = 26.51
     316.9
+    >>> loss_event([118, 347]).drops
+    array([2.009..., 4.011...])
     """
     w = _window(window)
-    return _checks.scalar_or_array(w / a(w, kind=kind), window)
+    drops = a(w, kind=kind)
+    return LossEvent(drops=_checks.scalar_or_array(drops, window), gap=_checks.scalar_or_array(w / drops, window))
 
 
 def scalable_a(window):

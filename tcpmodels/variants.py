@@ -195,7 +195,7 @@ def pacing_interval(rtt, window):
     .. math:: Interval = R_C / w
 
     Spreads a window evenly over an RTT, which removes the back-to-back pairs
-    that overflow a drop-tail queue (:func:`tcpmodels.hstcp.drop_gap`).  The
+    that overflow a drop-tail queue (:func:`tcpmodels.hstcp.loss_event`).  The
     paper notes this needs a timer of about 10 microseconds at Gbit/s rates.
 
     Examples

@@ -95,11 +95,13 @@ def test_su_2006_sec2_examples():
 def test_su_2006_loss_event_wc_8400():
     # Su et al. (2006), Sec. 3.2: Wc = 8400, a(Wc) = 26 drops, gap 8400/26 = 323.08 "about 323".
     # 8130 <= 8400 < 8726 in the RFC table -> a = 26.
-    assert hstcp.drops_per_event(8400, kind="table") == 26
-    assert hstcp.drop_gap(8400, kind="table") == pytest.approx(323.08, abs=0.01)
+    ev = hstcp.loss_event(8400, kind="table")
+    assert ev.drops == 26
+    assert ev.gap == pytest.approx(323.08, abs=0.01)
     # The unrounded formula gives a = 26.51 (truncated 26, as printed) and a gap of 316.9.
-    assert int(hstcp.drops_per_event(8400)) == 26
-    assert hstcp.drop_gap(8400) == pytest.approx(8400 / hstcp.a(8400))
+    drops, gap = hstcp.loss_event(8400)
+    assert int(drops) == 26 and gap == pytest.approx(8400 / hstcp.a(8400))
+    assert set(hstcp.loss_event(8400).to_dict()) == {"drops", "gap"}
 
 
 def test_rfc_table3_response_function():
@@ -202,7 +204,8 @@ def test_response_function_continuous_and_decreasing():
 
 ONE_ARG = [
     (hstcp.p, 118.0), (hstcp.b, 118.0), (hstcp.a, 118.0), (hstcp.loss_rate, 118.0),
-    (hstcp.window, 1e-4), (hstcp.drops_per_event, 8400.0), (hstcp.drop_gap, 8400.0),
+    (hstcp.window, 1e-4), (lambda w: hstcp.loss_event(w).drops, 8400.0),
+    (lambda w: hstcp.loss_event(w).gap, 8400.0),
     (hstcp.scalable_a, 100.0), (hstcp.scalable_b, 100.0), (hstcp.scalable_window, 1e-4),
     (hstcp.scalable_loss_rate, 100.0),
 ]
@@ -231,7 +234,7 @@ def test_kinds_accept_arrays(kind):
 
 # --- bad input --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("func", [hstcp.p, hstcp.a, hstcp.b, hstcp.drops_per_event, hstcp.drop_gap,
+@pytest.mark.parametrize("func", [hstcp.p, hstcp.a, hstcp.b, hstcp.loss_event,
                                   hstcp.scalable_a, hstcp.scalable_b])
 @pytest.mark.parametrize("bad", [-1.0, 0.0, float("nan"), "x"])
 def test_bad_window(func, bad):
