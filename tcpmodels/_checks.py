@@ -12,6 +12,7 @@ import numpy as np
 __all__ = [
     "TCPModelsWarning",
     "array",
+    "first_bad",
     "positive",
     "nonnegative",
     "in_range",
@@ -35,9 +36,13 @@ def array(name, value):
     return out
 
 
+def first_bad(values, ok):
+    """The first element of `values` where `ok` is false, as a Python scalar."""
+    return np.broadcast_to(values, np.shape(ok))[~np.asarray(ok)].flat[0].item()
+
+
 def _fail(name, values, ok, rule):
-    bad = np.asarray(values)[~ok]
-    raise ValueError(f"{name} must be {rule}, got {bad.flat[0]!r}")
+    raise ValueError(f"{name} must be {rule}, got {first_bad(values, ok)!r}")
 
 
 def positive(name, value):

@@ -83,7 +83,7 @@ def flows_from_bits(ones, bits):
     c = _checks.nonnegative("ones", ones)
     ok = c < v
     if not ok.all():
-        raise ValueError(f"ones must be < bits (a full vector says nothing), got {np.broadcast_to(c, ok.shape)[~ok].flat[0]!r}")
+        raise ValueError(f"ones must be < bits (a full vector says nothing), got {_checks.first_bad(c, ok)!r}")
     f = np.log1p(-c / v) / np.log1p(-1.0 / v)  # Eq. 6.1
     return _checks.scalar_or_array(f, ones, bits)
 

@@ -134,8 +134,8 @@ def _thresholds(min_th, max_th):
     hi = _checks.positive("max_th", max_th)
     ok = hi > lo
     if not ok.all():
-        raise ValueError(f"max_th must be > min_th, got max_th={np.broadcast_to(hi, ok.shape)[~ok].flat[0]!r} "
-                         f"<= min_th={np.broadcast_to(lo, ok.shape)[~ok].flat[0]!r}")
+        raise ValueError(f"max_th must be > min_th, got max_th={_checks.first_bad(hi, ok)!r} "
+                         f"<= min_th={_checks.first_bad(lo, ok)!r}")
     return lo, hi
 
 
