@@ -206,7 +206,8 @@ def _stepped(w, kind, column):
 
 def _warn_beyond(w, kind, limit, message):
     if kind in ("formula", "monotone"):
-        _checks.warn_where(w > limit, f"{message} above {limit:.0f} packets (RFC 3649 designs up to 83000)", stacklevel=4)
+        message = f"{message} above {limit:.0f} packets (RFC 3649 designs up to 83000)"
+        _checks.warn_where(w > limit, message, stacklevel=4)
 
 
 def p(window):
@@ -242,8 +243,9 @@ def p(window):
     comes out of this very law.  The unrounded line through the two anchor
     points, :math:`0.07805/w^{1.198}`, differs by up to 2.3 % (at
     High_Window), and the printed inverse :math:`w = 0.12/p^{0.835}` by up to
-    3 %: the RFC's three forms of its law agree only to its rounding.  The law is the HighSpeed branch only: below Low_Window
-    HighSpeed TCP follows Standard TCP (see :func:`loss_rate`).
+    3 %: the RFC's three forms of its law agree only to its rounding.  The
+    law is the HighSpeed branch only: below Low_Window HighSpeed TCP follows
+    Standard TCP (see :func:`loss_rate`).
 
     References
     ----------

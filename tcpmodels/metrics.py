@@ -199,6 +199,6 @@ def delay_stats(delays, percentiles=(5, 25, 50, 75, 95), axis=-1):
         std=_float_or_array(values.std(axis=axis)),
         minimum=_float_or_array(values.min(axis=axis)),
         maximum=_float_or_array(values.max(axis=axis)),
-        percentiles={float(q): _float_or_array(v) for q, v in zip(qs, at)},
+        percentiles={float(q): _float_or_array(v) for q, v in zip(qs, at, strict=True)},
         percentile_ratio=percentile_ratio(values, axis=axis),
     )

@@ -213,6 +213,15 @@ def pacing_interval(rtt, window):
 # --- NDCA-TCP (Park et al.) ---------------------------------------------------------------------
 
 
+def _per_ack(name, values, shape):
+    try:
+        return np.broadcast_to(values, shape).astype(float)
+    except ValueError:
+        raise ValueError(
+            f"{name} must be a scalar or one value per ACK ({shape[0]}), got shape {values.shape}"
+        ) from None
+
+
 def _linear_recurrence(x0, c, d):
     """Solve x_k = c_k x_(k-1) + d_k for all k at once (c_k > 0, d_k >= 0).
 
@@ -359,11 +368,11 @@ class NDCABandwidthEstimator:
             Bandwidth estimate after each ACK [bit/s].
         """
         times = np.atleast_1d(_checks.array("ack_times", ack_times)).astype(float)
-        size = np.broadcast_to(_checks.nonnegative("acked_bytes", acked_bytes), times.shape).astype(float)
-        r = np.broadcast_to(_checks.positive("rtt", self.rtt if rtt is None else rtt), times.shape)
-        w = float(_checks.positive("window", window))
         if times.ndim != 1:
             raise ValueError(f"ack_times must be one-dimensional, got shape {times.shape}")
+        size = _per_ack("acked_bytes", _checks.nonnegative("acked_bytes", acked_bytes), times.shape)
+        r = _per_ack("rtt", _checks.positive("rtt", self.rtt if rtt is None else rtt), times.shape)
+        w = float(_checks.positive("window", window))
         if times.size == 0:
             return np.empty(0)
         previous = times[0] if self._last_time is None else self._last_time
@@ -727,7 +736,9 @@ def window_per_flow(n_flows, capacity, rtt, buffer, delay=0.0):
 
 
 def required_delay(n_flows, window, capacity, rtt, buffer):
-    """Endpoint delay that lets N flows each keep a window, Hsiao et al., Sec. II.A (inverse of :func:`window_per_flow`).
+    """Endpoint delay that lets N flows each keep a window, Hsiao et al., Sec. II.A.
+
+    The inverse of :func:`window_per_flow` in the delay.
 
     Parameters
     ----------

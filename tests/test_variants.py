@@ -76,7 +76,7 @@ def test_acwap_bad_input():
 def reference_equation(times, sizes, rtt, beta, start):
     """Eq. 3-4 written as the paper does, one ACK at a time."""
     bw, last, out = 0.0, start, []
-    for t, s in zip(times, sizes):
+    for t, s in zip(times, sizes, strict=True):
         if last is None:
             last = t
             out.append(8 * bw)
@@ -93,7 +93,7 @@ def reference_fig4(times, sizes, base_rtt, cwnd, n, start):
     """Fig. 4's pseudo-code, one ACK at a time (ackCnt starts at 1 after each sample)."""
     sample_interval = 1 if cwnd < n else int(cwnd) // n
     pre_bw, pre_time, ack_cnt, acc, out = 0.0, start, 1, 0.0, []
-    for t, s in zip(times, sizes):
+    for t, s in zip(times, sizes, strict=True):
         if pre_time is None:
             pre_time = t
             out.append(8 * pre_bw)
@@ -117,7 +117,7 @@ ack_streams = st.lists(st.tuples(st.floats(1e-5, 0.05), st.floats(0.0, 9000.0)),
 @settings(max_examples=100, deadline=None)
 @given(stream=ack_streams, beta=st.floats(0.05, 1.0), cut=st.integers(0, 60))
 def test_ndca_equation_matches_paper_loop_and_streams(stream, beta, cut):
-    gaps, sizes = map(np.array, zip(*stream))
+    gaps, sizes = map(np.array, zip(*stream, strict=True))
     times = np.cumsum(gaps)
     expected, _ = reference_equation(times, sizes, 0.1, beta, start=0.0)
     est = variants.NDCABandwidthEstimator(0.1, beta=beta, start_time=0.0)
@@ -132,7 +132,7 @@ def test_ndca_equation_matches_paper_loop_and_streams(stream, beta, cut):
 @settings(max_examples=100, deadline=None)
 @given(stream=ack_streams, cwnd=st.floats(1.0, 80.0), cut=st.integers(0, 60))
 def test_ndca_fig4_matches_pseudocode_loop_and_streams(stream, cwnd, cut):
-    gaps, sizes = map(np.array, zip(*stream))
+    gaps, sizes = map(np.array, zip(*stream, strict=True))
     times = np.cumsum(gaps)
     expected, _ = reference_fig4(times, sizes, 0.1, cwnd, 10, start=None)
     est = variants.NDCABandwidthEstimator(0.1, form="pseudocode")
@@ -178,6 +178,14 @@ def test_ndca_long_stream_stays_finite():
     assert out[-1] == pytest.approx(8 * 1000 / 1e-4, rel=1e-6)  # 80 Mbit/s
 
 
+def test_ndca_first_ack_starts_clock():
+    # Without start_time the first ACK only sets the clock; the second, 1 ms later with 1500 bytes
+    # and beta = 0.5: 0.5 * (0 * 0.1 + 1500)/(0.1 + 0.001) = 7425.7 B/s.
+    est = variants.NDCABandwidthEstimator(0.1, beta=0.5)
+    assert est.update([1.0], [1500.0])[0] == 0.0
+    assert est.update([1.001], [1500.0])[0] == pytest.approx(8 * 0.5 * 1500 / 0.101)
+
+
 def test_ndca_per_ack_rtt_and_empty_update():
     est = variants.NDCABandwidthEstimator(0.1, beta=1.0, start_time=0.0)
     assert est.update([], []).size == 0
@@ -217,6 +225,10 @@ def test_ndca_bad_input():
         est.update([2.0, 1.5], [1000.0, 1000.0])
     with pytest.raises(ValueError, match="acked_bytes"):
         est.update([2.0], [-1.0])
+    with pytest.raises(ValueError, match="acked_bytes"):
+        est.update([2.0, 3.0], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="rtt"):
+        est.update([2.0, 3.0], 1.0, rtt=[0.1, 0.1, 0.1])
     with pytest.raises(ValueError, match="bandwidth"):
         variants.ndca_ssthresh(-1.0, 0.1, 1500)
     with pytest.raises(ValueError, match="alpha"):
