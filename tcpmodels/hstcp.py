@@ -77,7 +77,7 @@ LOW_P = 1e-3
 P_COEFFICIENT = 1.0 / 12.8
 #: RFC 3649, Sec. 5: exponent of p(w) = 0.078/w^1.2.
 P_EXPONENT = 1.2
-#: RFC 3649, Sec. 1 (Table 1): Standard TCP's response function w = 1.2/sqrt(p).
+#: RFC 3649 (Standard TCP response-function table): w = 1.2/sqrt(p).
 STANDARD_C = 1.2
 #: Forms of a(w) and b(w); see the module docstring.
 KINDS = ("formula", "monotone", "table", "linux")
@@ -395,9 +395,9 @@ def loss_rate(window):
 
     Examples
     --------
-    >>> loss_rate(12)  # RFC 3649, Table 1: p = 1e-2 gives w = 12
+    >>> loss_rate(12)  # RFC 3649, Standard TCP table: p = 1e-2 gives w = 12
     0.01
-    >>> loss_rate([263, 12279])  # RFC 3649, Table 3 pairs them with 1e-4, 1e-6
+    >>> loss_rate([263, 12279])  # RFC 3649, Sec. 5 table pairs them with 1e-4, 1e-6
     array([9.75e-05, 9.68e-07])
     """
     w = _window(window, minimum=STANDARD_C)
@@ -424,16 +424,16 @@ def window(loss_rate):
     .. math:: w = \\max\\left(1.2/\\sqrt{p}, \\; (0.078/p)^{1/1.2}\\right),
 
     the second term being the RFC's :math:`w = 0.12/p^{0.835}`.  The printed
-    form is rounded differently: its windows (RFC 3649, Table 3: 263, 1795,
+    form is rounded differently: its windows (RFC 3649, Sec. 5 table: 263, 1795,
     12279, 83981 at p = 1e-4 ... 1e-7) are 2-3 % above these.
 
     Examples
     --------
     >>> window(1e-2)
     12.0
-    >>> window([1e-4, 1e-5])  # RFC 3649, Table 3: 263, 1795
+    >>> window([1e-4, 1e-5])  # RFC 3649, Sec. 5 table: 263, 1795
     array([ 257.4..., 1753.8...])
-    >>> round(window(1e-3), 2), round(window(1e-7))  # Table 3: 38, 83981
+    >>> round(window(1e-3), 2), round(window(1e-7))  # Sec. 5 table: 38, 83981
     (37.95, 81406)
     """
     loss = _checks.in_range("loss_rate", loss_rate, 0.0, 1.0, low_open=True)

@@ -82,7 +82,7 @@ def jain_index(x, axis=-1):
 
     1 when all n flows get the same, 1/n when one flow gets everything; it is
     scale-free, so throughputs or shares give the same index.  Used by
-    Park et al. (NDCA-TCP, Eq. 6), Su et al. (2006, Sec. 4) and Kamra et al.
+    Park et al. (NDCA-TCP, Eq. 6), Su et al. (2006, Sec. 5) and Kamra et al.
     (TCP/E, "fairness coefficient").
 
     References

@@ -42,7 +42,7 @@ __all__ = [
     "sdc_delay",
 ]
 
-#: Su et al. (2006), Sec. 4.3: "beta = 0.8 is optimal" (also Fig. 5's initial value).
+#: Su et al. (2006), Sec. 5 ("the choice of beta"): "beta = 0.8 is optimal"; also Fig. 5's initial value.
 ACWAP_BETA = 0.8
 #: Park et al., Sec. 4: the sampling parameter N of Fig. 4 ("N = 10 in simulation").
 NDCA_SAMPLES = 10
@@ -200,7 +200,7 @@ def pacing_interval(rtt, window):
 
     Examples
     --------
-    Su et al. (2006), Sec. 3: 8400 packets per 0.1 s RTT:
+    The window of Su et al. (2006), Sec. 3.2 (8400 packets), over an assumed 0.1 s RTT:
 
     >>> round(pacing_interval(0.1, 8400) * 1e6, 1)  # microseconds
     11.9

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import tcpmodels
 from tcpmodels import hstcp
 
-# RFC 3649, Appendix B (Table 12), all 73 rows (w, a(w), b(w)) as printed.
+# RFC 3649, Appendix B, all 73 rows (w, a(w), b(w)) as printed.
 RFC_ROWS = [
     (38, 1, 0.50), (118, 2, 0.44), (221, 3, 0.41), (347, 4, 0.38), (495, 5, 0.37),
     (663, 6, 0.35), (851, 7, 0.34), (1058, 8, 0.33), (1284, 9, 0.32), (1529, 10, 0.31),
@@ -104,8 +104,8 @@ def test_su_2006_loss_event_wc_8400():
     assert set(hstcp.loss_event(8400).to_dict()) == {"drops", "gap"}
 
 
-def test_rfc_table3_response_function():
-    # RFC 3649, Table 3 (from the rounded w = 0.12/p^0.835): 1e-4 -> 263, 1e-5 -> 1795,
+def test_rfc_sec5_response_table():
+    # RFC 3649, Sec. 5 table of the HighSpeed response function (from the rounded w = 0.12/p^0.835): 1e-4 -> 263, 1e-5 -> 1795,
     # 1e-6 -> 12279, 1e-7 -> 83981.  The law 1/(12.8 w^1.2) gives windows 2.1-3.1 % lower:
     # the RFC's two printed forms are not exact inverses of each other.
     p = np.array([1e-4, 1e-5, 1e-6, 1e-7])
@@ -114,7 +114,7 @@ def test_rfc_table3_response_function():
 
 
 def test_standard_tcp_branch():
-    # RFC 3649, Table 1: Standard TCP w = 1.2/sqrt(p): 1e-2 -> 12, 1e-3 -> 38 (37.95).
+    # RFC 3649, Standard TCP response-function table: w = 1.2/sqrt(p): 1e-2 -> 12, 1e-3 -> 38 (37.95).
     assert hstcp.window(1e-2) == pytest.approx(12.0)
     assert hstcp.window(1e-3) == pytest.approx(37.947, abs=1e-3)
     assert hstcp.loss_rate(12) == pytest.approx(0.01)
