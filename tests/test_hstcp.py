@@ -105,8 +105,8 @@ def test_su_2006_loss_event_wc_8400():
 
 
 def test_rfc_sec5_response_table():
-    # RFC 3649, Sec. 5 table of the HighSpeed response function (from the rounded w = 0.12/p^0.835): 1e-4 -> 263, 1e-5 -> 1795,
-    # 1e-6 -> 12279, 1e-7 -> 83981.  The law 1/(12.8 w^1.2) gives windows 2.1-3.1 % lower:
+    # RFC 3649, Sec. 5 table of the HighSpeed response function (from the rounded w = 0.12/p^0.835):
+    # 1e-4 -> 263, 1e-5 -> 1795, 1e-6 -> 12279, 1e-7 -> 83981.  The law 1/(12.8 w^1.2) gives windows 2.1-3.1 % lower:
     # the RFC's two printed forms are not exact inverses of each other.
     p = np.array([1e-4, 1e-5, 1e-6, 1e-7])
     np.testing.assert_allclose(hstcp.window(p), [263, 1795, 12279, 83981], rtol=0.035)
