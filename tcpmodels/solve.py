@@ -20,14 +20,14 @@ __all__ = ["RTOL", "NARROW_PASSES", "ConvergenceError", "positive_root"]
 RTOL = 1e-12
 
 #: Illinois passes in log(x) that narrow every bracket before Chandrupatla.
-NARROW_PASSES = 6
+NARROW_PASSES = 10
 
 
 class ConvergenceError(RuntimeError):
     """A solver could not bracket or converge; no number is returned."""
 
 
-def positive_root(f, lower, upper, args=(), rtol=RTOL):
+def positive_root(f, lower, upper, args=(), rtol=RTOL, f_lower=None, f_upper=None):
     """Roots of ``f(x, *args) = 0`` for ``x`` in ``[lower, upper]``, elementwise.
 
     Parameters
@@ -41,6 +41,8 @@ def positive_root(f, lower, upper, args=(), rtol=RTOL):
         Arrays broadcastable with the brackets, passed to `f`.
     rtol : float, optional
         Relative tolerance on the root [-].
+    f_lower, f_upper : array_like, optional
+        ``f`` at the bracket ends, when the caller has them already.
 
     Returns
     -------
@@ -58,7 +60,8 @@ def positive_root(f, lower, upper, args=(), rtol=RTOL):
     array([2., 3.])
     """
     lo, hi, *bargs = (np.array(a, dtype=float) for a in np.broadcast_arrays(lower, upper, *args))
-    f_lo, f_hi = f(lo, *bargs), f(hi, *bargs)
+    f_lo = f(lo, *bargs) if f_lower is None else np.broadcast_to(f_lower, lo.shape)
+    f_hi = f(hi, *bargs) if f_upper is None else np.broadcast_to(f_upper, hi.shape)
     valid = np.sign(f_lo) * np.sign(f_hi) <= 0
     if not valid.all():
         raise ConvergenceError(f"{np.count_nonzero(~valid)} of {valid.size} brackets do not change sign")
