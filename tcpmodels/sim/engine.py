@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from .. import units
+from .. import metrics, units
 from .queues import make_queue
 from .result import SimResult
 from .scenario import NewReno, Reno, Scenario, Tahoe
@@ -468,7 +468,7 @@ class _Engine:
         results = []
         for s in range(S):
             g = good[s]
-            jain = float(g.sum() ** 2 / (n * (g**2).sum())) if g.any() else float("nan")
+            jain = metrics.jain_index(g)
             trace = None
             if tracing:
                 trace = dict(time=np.array(tr_t), queue=np.array([x[s] for x in tr_q]),
