@@ -370,7 +370,7 @@ class _Engine:
                 d = rng.binomial(arr.astype(np.int64), self.link_loss).astype(float)
             A = arr.reshape(S, n).sum(axis=1)
             idle = np.maximum(cap - q - A, 0.0)
-            D = queue.early_drops(q, A if d is None else A - d.reshape(S, n).sum(axis=1), idle, rng)
+            D = queue.early_drops(q, A if d is None else A - d.reshape(S, n).sum(axis=1), idle, cap, rng)
             if d is not None:
                 D = D + d.reshape(S, n).sum(axis=1)
             over = np.ceil(q + A - D - cap - self.limit)  # drop-tail overflow (and RED's hard limit)

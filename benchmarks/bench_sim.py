@@ -1,0 +1,77 @@
+"""Speed of tcpmodels.sim (issue 4): run ``python benchmarks/bench_sim.py``.
+
+Prints
+* the thesis' standard scenario (Morris 1999 Fig. 3.2: 10 Mbit/s, ~100 ms RTT,
+  576-byte packets, RED 5/217/2 %, Tahoe) with 1000 flows for 500 simulated
+  seconds (goal: < 3 s on one core; a packet-level simulator needs ~70 s);
+* the same flows at 10 Gbit/s (goal: at most 2x the 10 Mbit/s cost);
+* flow-steps per second of a large batch (goal: >= 3e7);
+* the time step, why, and the results at half that step (they should agree
+  within their seed-to-seed spread).
+
+Wall times are the best of ``--repeat`` runs (default 3): the machine is shared.
+"""
+
+import argparse
+import time
+
+import numpy as np
+
+from tcpmodels import sim
+
+
+def standard(n_flows=1000, bandwidth=10e6, duration=500.0, **kw):
+    return sim.Scenario(n_flows=n_flows, bandwidth=bandwidth, rtt=0.1, packet_size=576,
+                        queue=sim.RED(min_th=5, max_th=217, max_p=0.02), sender=sim.Tahoe(),
+                        duration=duration, warmup=20.0, **kw)
+
+
+def best_time(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return min(times), out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+
+    s = standard()
+    steps = round(s.duration / s.step)
+    t_std, r = best_time(lambda: sim.simulate(s), args.repeat)
+    print(f"standard scenario, 1000 flows, 500 s, RED, Tahoe: {t_std:.2f} s wall "
+          f"({steps} steps of {s.step * 1e3:.0f} ms, {1000 * steps / t_std:.2e} flow-steps/s)")
+    print(f"  loss {r.loss_rate:.3f}, queue {r.queue:.0f} pkt, utilization {r.utilization:.3f}, "
+          f"time-out fraction {r.timeout_fraction:.2f}, window {r.window:.2f}")
+    print(f"  goal < 3 s: {'met' if t_std < 3 else 'NOT met'}; packet-level ~70 s: {70 / t_std:.0f}x faster")
+
+    fast = standard(bandwidth=10e9)
+    t_fast, rf = best_time(lambda: sim.simulate(fast), args.repeat)
+    print(f"same at 10 Gbit/s: {t_fast:.2f} s wall, cost ratio 10G/10M = {t_fast / t_std:.2f} (goal <= 2); "
+          f"utilization {rf.utilization:.2f} (1000 x 113-packet windows cannot fill 10 Gbit/s)")
+
+    batch = [standard(n_flows=1000, duration=60.0, seed=k) for k in range(16)]
+    bsteps = round(60.0 / batch[0].step)
+    t_batch, _ = best_time(lambda: sim.simulate(batch), 1)
+    rate = 16 * 1000 * bsteps / t_batch
+    print(f"batch of 16 x 1000 flows, 60 s: {t_batch:.2f} s wall, {rate:.2e} flow-steps/s (goal >= 3e7: "
+          f"{'met' if rate >= 3e7 else 'NOT met'})")
+
+    print(f"\ntime step: half the smallest propagation RTT ({s.step * 1e3:.0f} ms here).  Each flow acts once")
+    print("per step on the ACKs that came back; ACK delays (propagation + queueing) are rounded to whole")
+    print("steps stochastically, so RTTs are unbiased, and losses are judged per packet, so the step only")
+    print("sets how finely a window's packets are spread over its round trip.  Halving it:")
+    seeds = range(4)
+    for label, step in (("default", None), ("halved", s.step / 2)):
+        runs = sim.simulate(standard(n_flows=300, duration=200.0, time_step=step), seeds=seeds)
+        stats = {k: [getattr(x, k) for x in runs] for k in ("loss_rate", "queue", "window", "timeout_fraction")}
+        print(f"  {label:8s} " + "  ".join(f"{k} {np.mean(v):.4g} +- {np.std(v):.2g}" for k, v in stats.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
