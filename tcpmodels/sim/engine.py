@@ -495,8 +495,9 @@ class _Engine:
         S, n, N = self.S, self.n, self.N
         d = np.zeros(N) if link is None else link.copy()
         rest = D if link is None else D - link.reshape(S, n).sum(axis=1)
-        nz = np.flatnonzero(arr - d)  # only flows with packets left can lose one
-        avail = (arr - d)[nz]
+        left = arr - d if link is not None else arr
+        nz = np.flatnonzero(left)  # only flows with packets left can lose one
+        avail = left[nz]
         owner_of = nz // n
         tot = np.bincount(owner_of, weights=avail, minlength=S)
         full = rest >= tot
@@ -506,20 +507,15 @@ class _Engine:
             avail[m] = 0.0
             rest = np.where(full, 0.0, rest)
             tot = np.where(full, 0.0, tot)
-        while rest.any():
-            # Pick packets with replacement among the available ones; a rare
-            # double pick of one flow's last packet is redrawn next round.
+        if rest.any():
+            # Which of the arrived packets are dropped: a uniform choice without
+            # replacement per scenario, mapped back to flows by their cumulative counts.
             cs = np.cumsum(avail)
             start = np.concatenate(([0.0], np.cumsum(tot)[:-1]))
-            owner = np.repeat(np.arange(S), rest.astype(np.int64))
-            pos = start[owner] + np.floor(self.rng.random(owner.size) * tot[owner])
-            who = np.searchsorted(cs, pos, side="right")
-            hits = np.minimum(np.bincount(who, minlength=nz.size), avail)
-            avail -= hits
-            d[nz] += hits
-            got = np.bincount(owner_of, weights=hits, minlength=S)
-            rest = rest - got
-            tot = tot - got
+            picks = [np.argpartition(self.rng.random(int(tot[s])), int(rest[s]) - 1)[: int(rest[s])] + start[s]
+                     for s in np.flatnonzero(rest > 0)]
+            who = np.searchsorted(cs, np.concatenate(picks), side="right")
+            d[nz] += np.bincount(who, minlength=nz.size)
         return d
 
     def _check(self, q, tot, A, D, served, cwnd, inflight, state):

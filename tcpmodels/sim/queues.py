@@ -18,7 +18,7 @@ from .scenario import RED, DropTail
 
 __all__ = ["make_queue"]
 
-SUB = 8  # slices per step in which RED follows the queue
+SUB = 4  # slices per step in which RED follows the queue
 
 
 class _DropTailState:
@@ -76,7 +76,9 @@ class _REDState:
             # arrive.  Near the all-drop point that matters (the step would be
             # judged by one stale value): there, judge the packets in up to SUB
             # slices, each against the queue it meets.
-            near = max(self.avg[s], q0 + a) >= self.one[s]
+            avg, keep = self.avg[s], self.keep[s]
+            reach = avg + max(q0 + a - avg, 0.0) * (1.0 - keep**a)  # highest the average can get
+            near = max(avg, reach) >= self.one[s]
             parts = max(1, min(SUB, int(a))) if near else 1
             total = 0.0
             for i in range(parts):
