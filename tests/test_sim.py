@@ -19,6 +19,7 @@ QUEUES = [
     sim.RED(min_th=3, max_th=30, max_p=0.1),
     sim.RED(min_th=3, max_th=30, max_p=0.1, gentle=True),
     sim.REDI(min_th=3, max_th=30, max_p=0.1),
+    sim.FPQ(ppf=3, bits=200, t_clear=1.0),
 ]
 SENDERS = [sim.Tahoe(), sim.Reno(), sim.NewReno(), sim.NewReno(sack=True), sim.Tahoe(delayed_ack=False)]
 
@@ -72,6 +73,10 @@ def test_scenario_rejects_bad_values_naming_the_field(kw, field):
         (lambda: sim.Tahoe(min_rto=2.0, max_rto=1.0), "max_rto"),
         (lambda: sim.NewReno(dupack_threshold=0), "dupack_threshold"),
         (lambda: sim.Reno(granularity=-0.5), "granularity"),
+        (lambda: sim.FPQ(ppf=0), "ppf"),
+        (lambda: sim.FPQ(bits=1), "bits"),
+        (lambda: sim.FPQ(t_clear=-1), "t_clear"),
+        (lambda: sim.FPQ(max_loss=1.0), "max_loss"),
     ],
 )
 def test_specs_reject_bad_values_naming_the_field(make, field):
@@ -82,6 +87,7 @@ def test_specs_reject_bad_values_naming_the_field(make, field):
 def test_names_give_default_specs_and_thesis_defaults():
     s = scenario(queue="DropTail", sender="newreno")
     assert s.queue == sim.DropTail() and s.sender == sim.NewReno()
+    assert scenario(queue="fpq").queue == sim.FPQ()
     d = sim.Scenario(n_flows=10, bandwidth=10e6, rtt=0.1)
     # Morris (1999) Fig. 3.2: RED 5/217/2 %, Tahoe, 64 KB window = 113 packets of 576 bytes, 500 s.
     assert (d.queue.min_th, d.queue.max_th, d.queue.max_p) == (5, 217, 0.02)
@@ -113,7 +119,7 @@ def test_invariants_hold_every_step(queue, sender):
     # 0 <= queue <= buffer, 1 <= window <= max window, no NaN.
     r = sim.simulate(scenario(queue=queue, sender=sender, link_loss=0.005), check=True)
     assert 0 < r.loss_rate < 1 and 0 < r.utilization <= 1 + 1e-12
-    assert 0 <= r.queue <= queue.limit
+    assert 0 <= r.queue <= scenario(queue=queue).limit
     assert 1 <= r.window <= sim.Scenario(**BASE).max_window
     assert 0 <= r.timeout_fraction <= 1 and r.timeouts_per_packet >= 0
     assert all(math.isfinite(v) for v in (r.loss_rate, r.queue, r.window, r.jain_index))

@@ -16,6 +16,6 @@ True
 
 from .engine import simulate
 from .result import SimResult
-from .scenario import RED, REDI, DropTail, NewReno, Reno, Scenario, Tahoe
+from .scenario import FPQ, RED, REDI, DropTail, NewReno, Reno, Scenario, Tahoe
 
-__all__ = ["Scenario", "simulate", "SimResult", "DropTail", "RED", "REDI", "Tahoe", "Reno", "NewReno"]
+__all__ = ["Scenario", "simulate", "SimResult", "DropTail", "RED", "REDI", "FPQ", "Tahoe", "Reno", "NewReno"]

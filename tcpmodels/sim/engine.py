@@ -124,7 +124,7 @@ class _Engine:
         col = lambda values: np.repeat(np.asarray(values, dtype=float), n)  # noqa: E731  per-flow copy
         self.capacity = np.array([s.capacity for s in scenarios])
         self.serve = self.capacity * dt  # packets served per step
-        self.limit = np.array([float(s.queue.limit) for s in scenarios])
+        self.limit = np.array([float(s.limit) for s in scenarios])
         self.prop = col([s.rtt for s in scenarios]) * (
             1 + col([s.rtt_spread for s in scenarios]) * (rng.random(self.N) - 0.5)
         )
@@ -152,7 +152,7 @@ class _Engine:
         # Delayed ACKs: one ACK per two packets, and windows grow per ACK.
         self.ack_gain = col([0.5 if s.sender.delayed_ack else 1.0 for s in scenarios])
 
-        self.queue = make_queue([s.queue for s in scenarios])
+        self.queue = make_queue(scenarios, rng)
         worst_delay = (self.prop.max() + (self.limit / self.capacity).max() + dt) / dt
         self.L = int(math.ceil(worst_delay)) + 3
         self.steps = int(round(first.duration / dt))
@@ -369,6 +369,7 @@ class _Engine:
             if self.lossy:
                 d = rng.binomial(arr.astype(np.int64), self.link_loss).astype(float)
             A = arr.reshape(S, n).sum(axis=1)
+            queue.observe(arr.reshape(S, n), now, dt)
             idle = np.maximum(cap - q - A, 0.0)
             D = queue.early_drops(q, A if d is None else A - d.reshape(S, n).sum(axis=1), idle, cap, rng)
             if d is not None:

@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
-from .. import red
-from .scenario import RED, DropTail
+from .. import fpq, red
+from .scenario import FPQ, RED, DropTail
 
 __all__ = ["make_queue"]
 
@@ -26,6 +26,9 @@ class _DropTailState:
 
     def __init__(self, specs):
         self.size = len(specs)
+
+    def observe(self, arrivals, now, dt):
+        """Drop-tail needs nothing from the arrivals."""
 
     def early_drops(self, q, arrivals, idle, serve, rng):
         return np.zeros(self.size)
@@ -42,23 +45,28 @@ class _REDState:
         self.gentle = specs[0].gentle
         if any(s.gentle != self.gentle for s in specs):
             raise ValueError("queue: a batch must not mix gentle and plain RED")
+        size = len(specs)
         self.keep = [1.0 - s.weight for s in specs]
         self.log_keep = [math.log(k) if k > 0 else -math.inf for k in self.keep]
-        # red.drop_probability tabulated at its breakpoints: the curve is
-        # piecewise linear between them, so linear interpolation reproduces it
-        # exactly (the one law, written once) at a fraction of a call's cost.
-        self.table = []
-        for spec in specs:
-            lo, hi = spec.min_th, spec.max_th
-            xp = np.array([0.0, lo, np.nextafter(hi, 0.0), hi, 2 * hi, 4 * hi + 1e9])
-            fp = np.asarray(red.drop_probability(xp, lo, hi, spec.max_p, gentle=self.gentle), dtype=float)
-            self.table.append((xp.tolist(), fp.tolist()))
-        # Where the curve first reaches 1: at and above it every arrival is dropped.
-        self.one = [xp[next(i for i, p in enumerate(fp) if p >= 1.0)] for xp, fp in self.table]
-        size = len(specs)
+        self.table, self.one = [None] * size, [None] * size
+        for i, spec in enumerate(specs):
+            self._set_curve(i, spec.min_th, spec.max_th, spec.max_p)
         self.avg = [0.0] * size
         self.count = [0.0] * size  # packets accepted since the last drop
         self.threshold = None  # uniform U of F&J's spacing, drawn on first use
+
+    def _set_curve(self, s, min_th, max_th, max_p):
+        # red.drop_probability tabulated at its breakpoints: the curve is
+        # piecewise linear between them, so linear interpolation reproduces it
+        # exactly (the one law, written once) at a fraction of a call's cost.
+        xp = np.array([0.0, min_th, np.nextafter(max_th, 0.0), max_th, 2 * max_th, 4 * max_th + 1e9])
+        fp = np.asarray(red.drop_probability(xp, min_th, max_th, max_p, gentle=self.gentle), dtype=float)
+        self.table[s] = (xp.tolist(), fp.tolist())
+        # Where the curve first reaches 1: at and above it every arrival is dropped.
+        self.one[s] = float(xp[np.argmax(fp >= 1.0)])
+
+    def observe(self, arrivals, now, dt):
+        """See the step's arrivals per flow (``arrivals`` shaped scenario x flow)."""
 
     def _p_b(self, s, avg):
         xp, fp = self.table[s]
@@ -144,8 +152,50 @@ class _REDState:
         return float(drops)
 
 
-def make_queue(specs):
-    """Return the engine state of a batch of same-kind queue specs."""
+class _FPQState(_REDState):
+    """FPQ: RED whose curve follows a bit-vector count of the active flows."""
+
+    gentle = False
+
+    def __init__(self, scenarios, rng):
+        self.specs = [s.queue for s in scenarios]
+        self.bdp = [s.bdp for s in scenarios]
+        size = len(scenarios)
+        self.keep = [1.0 - q.weight for q in self.specs]
+        self.log_keep = [math.log(k) for k in self.keep]
+        self.table, self.one = [None] * size, [None] * size
+        # One generator for the whole run: the counters draw their clears from it.
+        self.counters = [fpq.BitVectorCounter(q.bits, q.t_clear, rng=rng) for q in self.specs]
+        self.flows = [1.0] * size
+        self.history = [[] for _ in range(size)]  # (time, estimate) at each retune
+        for i in range(size):
+            self._retune(i, 1.0, 0.0)
+        self.avg = [0.0] * size
+        self.count = [0.0] * size
+        self.threshold = None
+
+    def _retune(self, s, flows, now):
+        q = self.specs[s]
+        p = fpq.red_params(flows, self.bdp[s], q.ppf, q.max_loss, q.min_th)  # Fig. 6.4
+        self._set_curve(s, p.min_th, p.max_th, p.max_p)
+        self.flows[s] = flows
+        self.history[s].append((now, flows))
+
+    def observe(self, arrivals, now, dt):
+        for s, row in enumerate(arrivals):
+            ids = np.flatnonzero(row)
+            if not ids.size:
+                continue
+            packets = np.repeat(ids, row[ids].astype(np.int64))
+            times = now + dt * (np.arange(packets.size) + 0.5) / packets.size
+            flows = max(1.0, self.counters[s].update(packets, times))
+            if abs(flows - self.flows[s]) > 0.01 * self.flows[s]:
+                self._retune(s, flows, now)
+
+
+def make_queue(scenarios, rng):
+    """Return the engine state of a batch of scenarios with same-kind queues."""
+    specs = [s.queue for s in scenarios]
     kind = type(specs[0])
     if any(type(s) is not kind for s in specs):
         raise ValueError("queue: a batch must use one queue discipline")
@@ -153,4 +203,6 @@ def make_queue(specs):
         return _REDState(specs)
     if issubclass(kind, DropTail):
         return _DropTailState(specs)
+    if issubclass(kind, FPQ):
+        return _FPQState(scenarios, rng)
     raise ValueError(f"queue: no engine for {kind.__name__}")

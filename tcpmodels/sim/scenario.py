@@ -8,10 +8,10 @@ Morris (1999), Fig. 3.2 (the thesis' standard simulation set-up).
 import dataclasses
 import math
 
-from .. import _checks, units
+from .. import _checks, fpq, units
 from .._results import Result
 
-__all__ = ["DropTail", "RED", "REDI", "Tahoe", "Reno", "NewReno", "Scenario", "QUEUES", "SENDERS"]
+__all__ = ["DropTail", "RED", "REDI", "FPQ", "Tahoe", "Reno", "NewReno", "Scenario", "QUEUES", "SENDERS"]
 
 
 def _set(obj, name, value):
@@ -118,6 +118,59 @@ class REDI(RED):
 
 
 @dataclasses.dataclass(frozen=True)
+class FPQ(Result):
+    """Flow-proportional queuing (Morris 1999, ch. 6): RED retuned to the flow count.
+
+    A bit-vector counter (:class:`tcpmodels.fpq.BitVectorCounter`, Fig. 6.1)
+    estimates the active flows from the arriving packets; RED's thresholds and
+    max_p follow :func:`tcpmodels.fpq.red_params` (Fig. 6.4) for that count and
+    the bottleneck's bandwidth-delay product, recomputed whenever the estimate
+    moves by more than 1 %.
+
+    Parameters
+    ----------
+    ppf : float
+        Target packets buffered per flow [packets] (5, section 7.1).
+    bits : int
+        Size of the bit vector [-] (5000).
+    t_clear : float
+        Time to clear the whole vector [s] (4 s, longer than any RTT).
+    max_loss : float
+        Ceiling of the target loss rate [-] (1.6 %).
+    min_th : float
+        RED's lower threshold [packets].
+    weight : float
+        RED's EWMA weight per packet [-].
+    buffer : int or None
+        Hard limit [packets]; ``None``: four times the max_th FPQ would pick
+        for twice the scenario's flows.
+
+    Examples
+    --------
+    >>> FPQ(ppf=5, bits=5000, t_clear=4.0).max_loss
+    0.016
+    """
+
+    ppf: float = fpq.PPF
+    bits: int = 5000
+    t_clear: float = 4.0
+    max_loss: float = fpq.MAX_LOSS
+    min_th: float = 5.0
+    weight: float = 0.002
+    buffer: int | None = None
+
+    def __post_init__(self):
+        _set(self, "ppf", float(_checks.positive("ppf", self.ppf)))
+        _set(self, "bits", int(_checks.whole("bits", self.bits, minimum=2)))
+        _set(self, "t_clear", float(_checks.positive("t_clear", self.t_clear)))
+        _set(self, "max_loss", float(_checks.in_range("max_loss", self.max_loss, 0, 1, low_open=True, high_open=True)))
+        _set(self, "min_th", float(_checks.nonnegative("min_th", self.min_th)))
+        _set(self, "weight", float(_checks.in_range("weight", self.weight, 0, 1, low_open=True)))
+        if self.buffer is not None:
+            _set(self, "buffer", int(_checks.whole("buffer", self.buffer, minimum=1)))
+
+
+@dataclasses.dataclass(frozen=True)
 class Tahoe(Result):
     """TCP Tahoe: slow start after every fast retransmit (Morris' simulations).
 
@@ -208,7 +261,7 @@ class NewReno(Tahoe):
         _set(self, "sack", bool(self.sack))
 
 
-QUEUES = {"droptail": DropTail, "red": RED, "redi": REDI}
+QUEUES = {"droptail": DropTail, "red": RED, "redi": REDI, "fpq": FPQ}
 SENDERS = {"tahoe": Tahoe, "reno": Reno, "newreno": NewReno}
 
 
@@ -226,9 +279,9 @@ class Scenario(Result):
         Mean round-trip propagation time [s].
     packet_size : float
         Packet size [bytes] (576).
-    queue : DropTail, RED, REDI or str
+    queue : DropTail, RED, REDI, FPQ or str
         Queue discipline at the bottleneck; a name (``"droptail"``, ``"red"``,
-        ``"redi"``) gives its defaults.
+        ``"redi"``, ``"fpq"``) gives its defaults.
     sender : Tahoe, Reno, NewReno or str
         TCP variant of every flow; a name gives its defaults.
     duration : float
@@ -317,6 +370,22 @@ class Scenario(Result):
     def capacity(self):
         """Bottleneck rate [packets/s]."""
         return units.capacity(self.bandwidth, self.packet_size)
+
+    @property
+    def bdp(self):
+        """Bandwidth-delay product at the mean propagation RTT [packets]."""
+        return self.capacity * self.rtt
+
+    @property
+    def limit(self):
+        """Hard limit of the bottleneck queue [packets]."""
+        if isinstance(self.queue, FPQ):
+            if self.queue.buffer is not None:
+                return self.queue.buffer
+            top = fpq.red_params(2.0 * self.n_flows, self.bdp, self.queue.ppf, self.queue.max_loss,
+                                 self.queue.min_th).max_th
+            return int(math.ceil(4 * top))
+        return self.queue.limit
 
     @property
     def min_rtt(self):
