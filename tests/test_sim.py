@@ -112,7 +112,8 @@ def test_simulate_rejects_bad_calls():
 
 
 # ---------------------------------------------------------------- invariants
-@pytest.mark.parametrize("queue", QUEUES, ids=lambda q: type(q).__name__ + ("-gentle" if getattr(q, "gentle", 0) else ""))
+@pytest.mark.parametrize("queue", QUEUES,
+                         ids=lambda q: type(q).__name__ + ("-gentle" if getattr(q, "gentle", 0) else ""))
 @pytest.mark.parametrize("sender", SENDERS, ids=lambda s: type(s).__name__ + str(getattr(s, "sack", "")))
 def test_invariants_hold_every_step(queue, sender):
     # check=True asserts, every step: sent = delivered + dropped + queued,

@@ -77,7 +77,8 @@ def test_tahoe_timeouts_below_eq_5_3_at_low_loss(tahoe, loss):
     assert 0.25 <= ratio <= 2.0
 
 
-@pytest.mark.parametrize("sender", [sim.Reno(max_window=10_000), sim.NewReno(max_window=10_000)], ids=["reno", "newreno"])
+@pytest.mark.parametrize("sender", [sim.Reno(max_window=10_000), sim.NewReno(max_window=10_000)],
+                         ids=["reno", "newreno"])
 def test_reno_and_newreno_beside_tahoe(tahoe, sender):
     # Random (not periodic) losses: Reno and NewReno keep their halved window
     # instead of slow-starting, so they sit above Tahoe and above Eq. 5.2
@@ -158,7 +159,7 @@ def _red_scenario(n_flows, max_th, max_p):
 def red_runs():
     keys = sorted(ROWS)
     batch = [k for k in keys if k[0] == 100]  # same flow count: one array computation
-    out = dict(zip(batch, sim.simulate([_red_scenario(*k) for k in batch])))
+    out = dict(zip(batch, sim.simulate([_red_scenario(*k) for k in batch]), strict=True))
     for k in keys:
         if k not in out:
             out[k] = sim.simulate(_red_scenario(*k))

@@ -103,7 +103,7 @@ def _run_all(scenarios, check):
         groups.setdefault(_shape_key(s), []).append(i)
     out = [None] * len(scenarios)
     for members in groups.values():
-        for i, r in zip(members, _Engine([scenarios[i] for i in members], check).run()):
+        for i, r in zip(members, _Engine([scenarios[i] for i in members], check).run(), strict=True):
             out[i] = r
     return out
 
