@@ -79,7 +79,8 @@ class _REDState:
         if self.threshold is None:
             self.threshold = (1.0 - rng.random(len(self.avg))).tolist()
         drops = np.zeros(arrivals.size)
-        for s, (q0, a, m, c) in enumerate(zip(q.tolist(), arrivals.tolist(), idle.tolist(), serve.tolist(), strict=True)):
+        rows = zip(q.tolist(), arrivals.tolist(), idle.tolist(), serve.tolist(), strict=True)
+        for s, (q0, a, m, c) in enumerate(rows):
             # The queue moves by up to a step's service while the step's packets
             # arrive.  Near the all-drop point that matters (the step would be
             # judged by one stale value): there, judge the packets in up to SUB
