@@ -211,6 +211,7 @@ class _Engine:
         arr = np.empty(N)
         cap = self.serve
         wmax = self.max_window
+        rtt_steps = max(1, int(round(self.prop.mean() / dt)))
         queue = self.queue
 
         def rto_of(j):
@@ -377,10 +378,8 @@ class _Engine:
             over = np.ceil(q + A - D - cap - self.limit)  # drop-tail overflow (and RED's hard limit)
             D = D + np.maximum(over, 0.0)
             if D.any():
-                d = self._assign(arr, A, D, d)
-                arr -= d
-                j = np.flatnonzero(d)
-                dj = d[j]
+                j, dj = self._assign(arr, D, d)
+                arr[j] -= dj
                 dropped[j] += dj
                 st = state[j]
                 o = st == OPEN
@@ -422,10 +421,13 @@ class _Engine:
             if b == 0:
                 # Uniforms for the stochastic rounding of ACK delays, drawn in blocks
                 # (one generator call per BLOCK steps); row b is step k's.
-                jitter = self.prop_steps + rng.random((BLOCK, N)) + np.arange(k, k + BLOCK)[:, None]
-            delay = jitter[b].reshape(S, n) + (qd / dt)[:, None]
-            back = delay.astype(np.int64).ravel()
-            ring[(back % L) * N + f] += arr
+                jitter = self.prop_steps + rng.random((BLOCK, N), dtype=np.float32) + np.arange(k, k + BLOCK)[:, None]
+            if S == 1:
+                back = (jitter[b] + float(qd[0] / dt)).astype(np.int64)
+            else:
+                back = (jitter[b].reshape(S, n) + (qd / dt)[:, None]).astype(np.int64).ravel()
+            sending = np.flatnonzero(arr)
+            ring[(back[sending] % L) * N + sending] += arr[sending]
             if new_loss is not None and new_loss.size:
                 # Loss noticed when the lost packet's ACK would have come back: the
                 # same step the ring gives its step-mates (half a step early for rounding).
@@ -435,10 +437,12 @@ class _Engine:
                 # ACKs of this step's packets (they are duplicates).
                 decide(deciding, now)
 
-            # RTT estimator (RFC 6298 gains), on the queueing delay all flows share.
-            err = qd - srtt_q
-            srtt_q += err / 8
-            rttvar_q += (np.abs(err) - rttvar_q) / 4
+            if k % rtt_steps == 0:
+                # RTT estimator (RFC 6298 gains), one sample per mean propagation RTT,
+                # on the queueing delay all flows share.
+                err = qd - srtt_q
+                srtt_q += err / 8
+                rttvar_q += (np.abs(err) - rttvar_q) / 4
 
             if self.check:
                 self._check(q, tot, A, Dq, served, cwnd, inflight, state)
@@ -491,33 +495,39 @@ class _Engine:
             ))
         return results
 
-    def _assign(self, arr, A, D, link):
-        """Spread each scenario's D drops over the packets that arrived, uniformly."""
-        S, n, N = self.S, self.n, self.N
-        d = np.zeros(N) if link is None else link.copy()
+    def _assign(self, arr, D, link):
+        """Spread each scenario's D drops uniformly over the packets that arrived.
+
+        Returns the flows hit (sorted, unique) and how many packets each lost.
+        """
+        S, n = self.S, self.n
+        left = arr if link is None else arr - link
         rest = D if link is None else D - link.reshape(S, n).sum(axis=1)
-        left = arr - d if link is not None else arr
-        nz = np.flatnonzero(left)  # only flows with packets left can lose one
+        nz = np.flatnonzero(arr)  # only flows that sent can lose a packet
         avail = left[nz]
-        owner_of = nz // n
-        tot = np.bincount(owner_of, weights=avail, minlength=S)
-        full = rest >= tot
-        if full.any():  # everything that arrived is dropped
-            m = full[owner_of]
-            d[nz[m]] += avail[m]
-            avail[m] = 0.0
-            rest = np.where(full, 0.0, rest)
-            tot = np.where(full, 0.0, tot)
-        if rest.any():
-            # Which of the arrived packets are dropped: a uniform choice without
-            # replacement per scenario, mapped back to flows by their cumulative counts.
-            cs = np.cumsum(avail)
-            start = np.concatenate(([0.0], np.cumsum(tot)[:-1]))
-            picks = [np.argpartition(self.rng.random(int(tot[s])), int(rest[s]) - 1)[: int(rest[s])] + start[s]
-                     for s in np.flatnonzero(rest > 0)]
-            who = np.searchsorted(cs, np.concatenate(picks), side="right")
-            d[nz] += np.bincount(who, minlength=nz.size)
-        return d
+        cs = np.cumsum(avail)
+        if S == 1:
+            tot = cs[-1:] if cs.size else np.zeros(1)
+        else:
+            tot = np.bincount(nz // n, weights=avail, minlength=S)
+        start = np.cumsum(tot) - tot
+        picks = []
+        for s in np.flatnonzero(rest > 0):
+            k, m = int(rest[s]), int(tot[s])
+            if k >= m:  # everything that arrived is dropped
+                picks.append(np.arange(m) + start[s])
+            else:  # a uniform choice without replacement among the arrivals
+                picks.append(np.argpartition(self.rng.random(m), k - 1)[:k] + start[s])
+        if len(picks) == 1:
+            counts = np.bincount(np.searchsorted(cs, picks[0], side="right"), minlength=nz.size)
+        elif picks:
+            counts = np.bincount(np.searchsorted(cs, np.concatenate(picks), side="right"), minlength=nz.size)
+        else:
+            counts = np.zeros(nz.size, np.intp)
+        if link is not None:
+            counts = counts + link[nz]
+        hit = np.flatnonzero(counts)
+        return nz[hit], counts[hit].astype(float)
 
     def _check(self, q, tot, A, D, served, cwnd, inflight, state):
         limit = self.limit
