@@ -74,7 +74,8 @@ def main(argv=None):
         stats = {k: [getattr(x, k) for x in runs] for k in ("loss_rate", "queue", "window", "timeout_fraction")}
         means[label] = {k: np.mean(v) for k, v in stats.items()}
         print(f"  {label:8s} " + "  ".join(f"{k} {np.mean(v):.4g} +- {np.std(v):.2g}" for k, v in stats.items()))
-    print("  change   " + "  ".join(f"{k} {means['halved'][k] / means['default'][k] - 1:+.1%}" for k in means["default"]))
+    change = {k: means["halved"][k] / means["default"][k] - 1 for k in means["default"]}
+    print("  change   " + "  ".join(f"{k} {v:+.1%}" for k, v in change.items()))
     return 0
 
 
