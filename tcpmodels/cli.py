@@ -406,15 +406,16 @@ def _glue_negatives(argv):
 _UNITS = {*units.RATE_UNITS, *units.TIME_UNITS, *units.SIZE_UNITS, "p", "pkt", "packets", "%"}
 
 
-def _extra_message(argv, extras, command):
-    """Say what an unexpected word is; ``--bandwidth 10 mbit`` gets its own message."""
-    word = extras[0]
-    i = argv.index(word) if word in argv else -1
-    prog = f"tcpmodels {command or ''}".strip()
-    if i >= 2 and argv[i - 2].startswith("--") and word.lower() in _UNITS:
-        return (f"{prog}: {argv[i - 2]}: write the number and its unit as one word, as in "
-                f"{argv[i - 1]}{word}; got '{argv[i - 1]} {word}'")
-    return f"{prog}: unexpected argument {word!r} (see {prog} --help)"
+def _split_unit(argv):
+    """``--bandwidth 10 mbit``: the message for a value typed apart from its unit, or None."""
+    for i in range(2, len(argv)):
+        option, number, word = argv[i - 2:i + 1]
+        if option.startswith("--") and "=" not in option and word.lower() in _UNITS \
+                and re.fullmatch(r"[\d.eE+-]+", number):
+            prog = f"tcpmodels {argv[0]}" if argv[0] in _COMMANDS else "tcpmodels"
+            return (f"{prog}: {option}: write the number and its unit as one word, as in "
+                    f"{number}{word}; got '{number} {word}'")
+    return None
 
 
 def _translate(message):
@@ -448,9 +449,10 @@ def main(argv=None):
         argv = ["example"]
     parser = build_parser()
     try:
-        args, extras = parser.parse_known_args(argv)
-        if extras:
-            raise _UsageError(_extra_message(argv, extras, args.command))
+        split = _split_unit(argv)
+        if split:
+            raise _UsageError(split)
+        args = parser.parse_args(argv)
         if args.command is None:
             raise _UsageError(f"tcpmodels: expected a command: {', '.join(_COMMANDS)} "
                               "(see tcpmodels --help)")

@@ -194,7 +194,10 @@ def _scaled(text, option, units, what, example):
     if unit and unit not in units:
         raise ValueError(f"{option}: unknown unit {unit!r} in {text!r}; "
                          f"expected {what} such as {example} (units: {', '.join(units)})")
-    return _positive(value * units.get(unit, 1.0), text, option, what, example)
+    scale = units.get(unit, 1.0)
+    # Divide by 1000 rather than multiply by 0.001, so that 100ms and 100000us are both exactly 0.1.
+    value = value * scale if scale >= 1 else value / round(1 / scale)
+    return _positive(value, text, option, what, example)
 
 
 def parse_rate(text, option="--bandwidth"):
@@ -253,8 +256,8 @@ def parse_time(text, option="--rtt"):
 
     Examples
     --------
-    >>> parse_time("100ms"), parse_time("250us"), parse_time("1s"), parse_time("0.2")
-    (0.1, 0.00025, 1.0, 0.2)
+    >>> parse_time("100ms"), parse_time("100000us"), parse_time("250us"), parse_time("1s"), parse_time("0.2")
+    (0.1, 0.1, 0.00025, 1.0, 0.2)
     >>> parse_time("-100ms")
     Traceback (most recent call last):
     ...
