@@ -82,7 +82,7 @@ def max_p_rule_constant(queue_constant=sp.Float("0.7")):
     ----------
     queue_constant : sympy number, optional
         Eq. 5.13's constant: the published 0.7 gives the published 0.81; the
-        exact 0.723 would give 0.896.
+        exact 0.723 would give 0.897.
 
     Examples
     --------
@@ -100,6 +100,12 @@ def sizing_max_p_factor(max_th_factor=sp.Rational(3, 2)):
 
     With :math:`max_{th} = k\,n\,pif`, Eq. 5.10 puts the queue at
     :math:`n\,pif` (the flows' packets) only when :math:`max_p = \frac{k}{2} l`.
+
+    Parameters
+    ----------
+    max_th_factor : sympy number, optional
+        :math:`k`, the multiple of the flows' packets chosen for ``max_th``
+        (the thesis: 3/2) [-].
 
     Examples
     --------
@@ -149,6 +155,11 @@ LAWS = {
 
 def lambdify(name):
     """Numeric (numpy) function of the law `name` in :data:`LAWS`, arguments in sorted symbol order.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`LAWS`, e.g. ``"tcp.window"``.
 
     Returns
     -------

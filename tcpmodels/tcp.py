@@ -57,7 +57,8 @@ def _loss_for_window(window):
 
 
 def _timeout_rate(loss_rate, spacing):
-    return loss_rate * -np.expm1(spacing * np.log1p(-loss_rate))  # Eq. 5.3: l(1 - (1-l)^13)
+    with np.errstate(divide="ignore"):  # l = 1: log1p(-1) = -inf gives the right limit, o = 1
+        return loss_rate * -np.expm1(spacing * np.log1p(-loss_rate))  # Eq. 5.3: l(1 - (1-l)^13)
 
 
 def _timeout_fraction(timeouts, window, rtt, rto):

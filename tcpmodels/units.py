@@ -94,7 +94,19 @@ def bdp(bandwidth, rtt, packet_size):
 
 
 def packets_to_bytes(packets, packet_size):
-    """Convert a count of packets [packets] of `packet_size` [bytes] to bytes.
+    """Convert a count of packets to bytes.
+
+    Parameters
+    ----------
+    packets : float or array_like
+        Number of packets [packets].
+    packet_size : float or array_like
+        Packet size [bytes].
+
+    Returns
+    -------
+    float or ndarray
+        Size [bytes].
 
     Examples
     --------
@@ -107,7 +119,19 @@ def packets_to_bytes(packets, packet_size):
 
 
 def bytes_to_packets(size, packet_size):
-    """Convert `size` [bytes] to packets of `packet_size` [bytes] (not rounded).
+    """Convert bytes to packets (not rounded).
+
+    Parameters
+    ----------
+    size : float or array_like
+        Size [bytes].
+    packet_size : float or array_like
+        Packet size [bytes].
+
+    Returns
+    -------
+    float or ndarray
+        Number of packets [packets].
 
     Examples
     --------
