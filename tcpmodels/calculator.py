@@ -556,6 +556,16 @@ def predict(lk, n_flows, min_th, max_th, max_p, *, model=DEFAULT_MODEL, rto=1.0,
 def tc_rate(bandwidth):
     """Write a rate [bit/s] in tc syntax, in the largest unit that keeps it whole.
 
+    Parameters
+    ----------
+    bandwidth : float
+        Rate [bit/s]; rounded to a whole bit/s.
+
+    Returns
+    -------
+    str
+        ``10mbit``, ``64kbit``, ...
+
     Examples
     --------
     >>> tc_rate(10e6), tc_rate(1.5e9), tc_rate(64000), tc_rate(1234.5)
@@ -992,6 +1002,15 @@ def example(bandwidth=10e6, rtt=0.1, n_flows=300, loss_rate=0.02, packet_size=DE
 
 def jsonable(value):
     """Turn a result (nested Results, tuples, numpy scalars and arrays) into plain JSON types.
+
+    Parameters
+    ----------
+    value : Result, dict, tuple, list, ndarray or scalar
+        What to convert; Results become dicts keyed by field name.
+
+    Returns
+    -------
+    dict, list, float, int, str, bool or None
 
     Examples
     --------

@@ -388,6 +388,17 @@ def parse_fraction(text, option="--loss"):
 def parse_count(text, option="--flows"):
     """Parse a whole number >= 1 such as a flow count (``300``, ``1e3``).
 
+    Parameters
+    ----------
+    text : str or float
+        The number, without unit.
+    option : str
+        The option or field being read, named in the error message.
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> parse_count("300"), parse_count("1e3")
@@ -405,6 +416,19 @@ def parse_count(text, option="--flows"):
 
 def parse_number(text, option, example="1"):
     """Parse a plain positive number without unit (such as ``--ppf 5``).
+
+    Parameters
+    ----------
+    text : str or float
+        The number.
+    option : str
+        The option or field being read, named in the error message.
+    example : str, optional
+        A valid value, quoted in the error message.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
