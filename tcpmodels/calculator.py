@@ -268,6 +268,8 @@ class REDSetting(Result):
         Drop probability at max_th.
     model : str
         Equilibrium model of :func:`tcpmodels.red.equilibrium` used for the predictions.
+    sender : str
+        TCP sender the predictions assume.
     prediction : Prediction
         At the design flow count.
     sweep : tuple of Prediction
@@ -289,6 +291,7 @@ class REDSetting(Result):
     max_th: float
     max_p: float
     model: str
+    sender: str
     prediction: Prediction
     sweep: tuple
     ok_range: object
@@ -804,7 +807,7 @@ def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
     sweep = predict(lk, flows, min_th, max_th, max_p, model=model, rto=rto, sender=sender)
     tc, ns3 = _renderings(lk, min_th, max_th, max_p, limit, dev)
     ok = [p.n_flows for p in sweep if p.status == _OK]
-    return REDSetting(lk, n, rule, loss_rate, float(min_th), float(max_th), max_p, model,
+    return REDSetting(lk, n, rule, loss_rate, float(min_th), float(max_th), max_p, model, sender,
                       sweep[flows.index(n)], sweep, (ok[0], ok[-1]) if ok else None, tc, ns3,
                       _LIMITATIONS_RED)
 

@@ -132,10 +132,13 @@ def build_parser():
     _add(p, "buffer", group=target, help="fixed max_th [packets] (the router's buffer): 500 or 500p, "
                                          "or bytes with a size unit (64kb)")
     _tc_options(p)
-    p.add_argument("--model", default=calculator.DEFAULT_MODEL, metavar="MODEL",
+    p.add_argument("--model", default=calculator.DEFAULT_MODEL, choices=calculator.MODELS,
                    help="RED equilibrium model of tcpmodels.red.equilibrium "
                         f"(default: {calculator.DEFAULT_MODEL})")
-    p.add_argument("--rto", default="1s", metavar="TIME", help="minimum retransmission time-out (default: 1s)")
+    p.add_argument("--sender", default=calculator.DEFAULT_SENDER, choices=calculator.SENDERS,
+                   help=f"TCP sender whose time-outs P3 models (default: {calculator.DEFAULT_SENDER})")
+    p.add_argument("--rto", default="1s", metavar="TIME",
+                   help="length of one retransmission time-out (default: 1s, the thesis')")
     _json_option(p)
 
     p = commands.add_parser("fpq", help="FPQ targets, bit-vector size and t_clear up to --max-flows",
@@ -234,8 +237,8 @@ def _settings_lines(tc, ns3, limitations):
     return out
 
 
-def _prediction_lines(p, model):
-    return [f"Predicted at {p.n_flows} flows (model {model}, tcpmodels.red.equilibrium):",
+def _prediction_lines(p, model, sender):
+    return [f"Predicted at {p.n_flows} flows (model {model} of tcpmodels.red.equilibrium, {sender} senders):",
             f"  loss rate             {_pct(p.loss_rate)}",
             f"  average queue         {p.queue:.0f} packets = {_ms(p.delay)} queueing delay",
             f"  buffer per flow       {p.queue_per_flow:.1f} packets",
@@ -265,7 +268,7 @@ def _text_red(s):
            f"  min_th  {s.min_th:8g} packets ({s.tc.min} bytes)",
            f"  max_th  {s.max_th:8g} packets ({s.tc.max} bytes)",
            f"  max_p   {s.max_p:8.4g}", ""]
-    out += _prediction_lines(s.prediction, s.model)
+    out += _prediction_lines(s.prediction, s.model, s.sender)
     rows = [(p.n_flows, f"{100 * p.loss_rate:.2f}", f"{p.queue:.0f}", f"{1000 * p.delay:.0f}",
              f"{p.queue_per_flow:.1f}", f"{p.timeouts_per_packet:.2g}", f"{100 * p.timeout_fraction:.1f}",
              p.status) for p in s.sweep]
@@ -352,7 +355,8 @@ def _run_red(args):
     return calculator.red_setting(
         lk["bandwidth"], lk["rtt"], _value(args, "flows", units.parse_count),
         loss_rate=_value(args, "loss", units.parse_fraction), buffer=_buffer(args, lk["packet_size"]),
-        packet_size=lk["packet_size"], model=args.model, rto=_value(args, "rto", units.parse_time),
+        packet_size=lk["packet_size"], model=args.model, sender=args.sender,
+        rto=_value(args, "rto", units.parse_time),
         **_tc(args)), _text_red
 
 

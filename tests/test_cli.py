@@ -44,7 +44,7 @@ def test_red_prints_what_an_operator_needs(capsys):
     status, out, err = run(capsys, RED)
     assert status == 0
     for text in ("min_th", "max_th", "max_p", "loss rate", "queueing delay", "time-outs per packet",
-                 "time in time-out", "buffer per flow", "model P3", "gentle", "flow count",
+                 "time in time-out", "buffer per flow", "model P3", "newreno", "gentle", "flow count",
                  "ns3::RedQueueDisc::LInterm", "tc qdisc add dev DEV root red limit"):
         assert text in out, text
     expected = calculator.red_setting(10e6, 0.1, 300, loss_rate=0.02)
