@@ -2,18 +2,25 @@
 
 All points are solved at once with Chandrupatla's method
 (:func:`scipy.optimize.elementwise.find_root`).  Loss rates span many decades,
-so roots of positive quantities are sought in ``log(x)``, which makes the
-stopping rule a relative tolerance on ``x`` itself.
+so brackets are first narrowed by :data:`NARROW_PASSES` Illinois steps in
+``log(x)`` (plain numpy passes), and Chandrupatla then converges in a few
+iterations to a relative tolerance on ``x``.  Measured on 1e6
+RED equilibria (``benchmarks/bench_solve.py``): scipy's per-iteration
+bookkeeping, not the residual, dominated a log-space solve from the wide
+bracket (1.4 s, of which 0.3 s residual); narrowing first is cheaper.
 """
 
 import numpy as np
 from scipy.optimize import elementwise
 
-__all__ = ["RTOL", "ConvergenceError", "positive_root"]
+__all__ = ["RTOL", "NARROW_PASSES", "ConvergenceError", "positive_root"]
 
 #: Relative tolerance on every solved quantity: far below the 3-significant-
 #: figure precision of the published constants, so solver error never shows.
 RTOL = 1e-12
+
+#: Illinois passes in log(x) that narrow every bracket before Chandrupatla.
+NARROW_PASSES = 6
 
 
 class ConvergenceError(RuntimeError):
@@ -50,16 +57,33 @@ def positive_root(f, lower, upper, args=(), rtol=RTOL):
     >>> positive_root(lambda x, a: x**2 - a, 1e-3, 10.0, args=([4.0, 9.0],))
     array([2., 3.])
     """
-    lo, hi, *bargs = np.broadcast_arrays(np.log(lower), np.log(upper), *args)
-
-    def g(y, *a):
-        return f(np.exp(y), *a)
-
-    res = elementwise.find_root(g, (lo, hi), args=tuple(bargs), tolerances={"xatol": rtol, "xrtol": 0.0})
+    lo, hi, *bargs = (np.array(a, dtype=float) for a in np.broadcast_arrays(lower, upper, *args))
+    f_lo, f_hi = f(lo, *bargs), f(hi, *bargs)
+    valid = np.sign(f_lo) * np.sign(f_hi) <= 0
+    if not valid.all():
+        raise ConvergenceError(f"{np.count_nonzero(~valid)} of {valid.size} brackets do not change sign")
+    # Illinois (false position with halving) in log(x), on whole arrays:
+    # superlinear, and the bracket stays valid, so a few passes leave
+    # Chandrupatla a narrow bracket.  Gathering the still-wide elements costs
+    # more than evaluating the residual everywhere, so every pass is whole.
+    y_a, y_b, g_a, g_b = np.log(lo), np.log(hi), f_lo, f_hi
+    for _ in range(NARROW_PASSES):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            y_c = y_b - g_b * (y_b - y_a) / (g_b - g_a)
+        y_c = np.where(np.isfinite(y_c), np.clip(y_c, np.minimum(y_a, y_b), np.maximum(y_a, y_b)), y_b)
+        g_c = f(np.exp(y_c), *bargs)
+        flip = np.sign(g_c) != np.sign(g_b)
+        y_a, g_a = np.where(flip, y_b, y_a), np.where(flip, g_b, 0.5 * g_a)
+        y_b, g_b = y_c, g_c
+    y_lo, y_hi = np.minimum(y_a, y_b), np.maximum(y_a, y_b)
+    exact = g_b == 0
+    y_lo, y_hi = np.where(exact, y_b - 1e-300, y_lo), np.where(exact, y_b + 1e-300, y_hi)
+    res = elementwise.find_root(f, (np.exp(y_lo), np.exp(y_hi)), args=tuple(bargs),
+                                tolerances={"xatol": 0.0, "xrtol": rtol})
     if not np.all(res.success):
         bad = np.flatnonzero(~np.asarray(res.success).ravel())
         raise ConvergenceError(
             f"root finding failed at {bad.size} of {res.success.size} points "
             f"(first at flat index {bad[0]}, status {np.asarray(res.status).ravel()[bad[0]]})"
         )
-    return np.exp(res.x)
+    return res.x
