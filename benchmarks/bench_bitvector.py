@@ -17,7 +17,7 @@ def loop(ids, times, bits, t_clear, rng):
     """Fig. 6.1 one packet at a time, for the ratio."""
     v = np.zeros(bits, dtype=bool)
     t_last, carry, hashed = 0.0, 0.0, fpq._hash(ids, bits)
-    for h, t in zip(hashed.tolist(), times.tolist()):
+    for h, t in zip(hashed.tolist(), times.tolist(), strict=True):
         v[h] = True
         owed = carry + (t - t_last) * bits / t_clear
         k = int(owed)
@@ -40,9 +40,10 @@ def main():
     t0 = time.perf_counter()
     loop(ids[:sub], times[:sub], BITS, T_CLEAR, np.random.default_rng(0))
     t_loop = (time.perf_counter() - t0) * PACKETS / sub
-    print(f"vectorized: {PACKETS / t_vec / 1e6:5.1f} M packets/s ({t_vec:.2f} s for {PACKETS:,} in batches of {BATCH:,}); "
-          f"estimate {counter.estimate:.0f} of 1000 flows")
-    print(f"per-packet loop: {PACKETS / t_loop / 1e6:5.2f} M packets/s (scaled from {sub:,}); ratio {t_loop / t_vec:.0f}x")
+    print(f"vectorized: {PACKETS / t_vec / 1e6:5.1f} M packets/s ({t_vec:.2f} s for {PACKETS:,} "
+          f"in batches of {BATCH:,}); estimate {counter.estimate:.0f} of 1000 flows")
+    print(f"per-packet loop: {PACKETS / t_loop / 1e6:5.2f} M packets/s (scaled from {sub:,}); "
+          f"ratio {t_loop / t_vec:.0f}x")
 
 
 if __name__ == "__main__":

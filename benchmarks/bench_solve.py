@@ -29,12 +29,12 @@ def points(n, seed=0):
 
 def brentq_p2(n, max_th, max_p):
     return np.array([brentq(red._p2_residual, 1e-15, 1.0, args=(a, b, c, RTT, CAP, 1.0), xtol=1e-300, rtol=1e-14)
-                     for a, b, c in zip(n, max_th, max_p)])
+                     for a, b, c in zip(n, max_th, max_p, strict=True)])
 
 
 def brentq_p3(n, max_th, max_p):
     out = []
-    for a, b, c in zip(n, max_th, max_p):
+    for a, b, c in zip(n, max_th, max_p, strict=True):
         args = (a, 5.0, b, c, RTT, CAP, 1.0, 3.0)
         sat = red._p3_residual(min(2 * c, 1.0), *args, False) > 0 and 2 * c < 1
         out.append(brentq(red._p3_residual, 1e-15, 1.0, args=args + (sat,), xtol=1e-300, rtol=1e-14))

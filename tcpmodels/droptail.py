@@ -6,7 +6,6 @@ deletes from the middle of the queue, so flows see losses half a window
 earlier and hold half a packet less each.
 """
 
-import numpy as np
 
 from . import _checks, tcp
 

@@ -55,8 +55,8 @@ __all__ = [
     "loss_rate",
     "window",
     "table",
-    "drops_per_event",
-    "drop_gap",
+    "LossEvent",
+    "loss_event",
     "scalable_a",
     "scalable_b",
     "scalable_window",
@@ -77,7 +77,7 @@ LOW_P = 1e-3
 P_COEFFICIENT = 1.0 / 12.8
 #: RFC 3649, Sec. 5: exponent of p(w) = 0.078/w^1.2.
 P_EXPONENT = 1.2
-#: RFC 3649, Sec. 1 (Table 1): Standard TCP's response function w = 1.2/sqrt(p).
+#: RFC 3649 (Standard TCP response-function table): w = 1.2/sqrt(p).
 STANDARD_C = 1.2
 #: Forms of a(w) and b(w); see the module docstring.
 KINDS = ("formula", "monotone", "table", "linux")
@@ -124,6 +124,22 @@ class HSTCPTable(Result):
     a: np.ndarray
     b: np.ndarray
     kind: str
+
+
+@dataclasses.dataclass(frozen=True)
+class LossEvent(Result):
+    """One congestion event of a HighSpeed TCP flow at a drop-tail queue (see :func:`loss_event`).
+
+    Attributes
+    ----------
+    drops : float or ndarray
+        Packets dropped in the event [packets].
+    gap : float or ndarray
+        Sequence-number distance between successive drops [packets].
+    """
+
+    drops: object
+    gap: object
 
 
 def _window(value, minimum=0.0):
@@ -190,7 +206,8 @@ def _stepped(w, kind, column):
 
 def _warn_beyond(w, kind, limit, message):
     if kind in ("formula", "monotone"):
-        _checks.warn_where(w > limit, f"{message} above {limit:.0f} packets (RFC 3649 designs up to 83000)", stacklevel=4)
+        message = f"{message} above {limit:.0f} packets (RFC 3649 designs up to 83000)"
+        _checks.warn_where(w > limit, message, stacklevel=4)
 
 
 def p(window):
@@ -226,8 +243,9 @@ def p(window):
     comes out of this very law.  The unrounded line through the two anchor
     points, :math:`0.07805/w^{1.198}`, differs by up to 2.3 % (at
     High_Window), and the printed inverse :math:`w = 0.12/p^{0.835}` by up to
-    3 %: the RFC's three forms of its law agree only to its rounding.  The law is the HighSpeed branch only: below Low_Window
-    HighSpeed TCP follows Standard TCP (see :func:`loss_rate`).
+    3 %: the RFC's three forms of its law agree only to its rounding.  The
+    law is the HighSpeed branch only: below Low_Window HighSpeed TCP follows
+    Standard TCP (see :func:`loss_rate`).
 
     References
     ----------
@@ -377,9 +395,9 @@ def loss_rate(window):
 
     Examples
     --------
-    >>> loss_rate(12)  # RFC 3649, Table 1: p = 1e-2 gives w = 12
+    >>> loss_rate(12)  # RFC 3649, Standard TCP table: p = 1e-2 gives w = 12
     0.01
-    >>> loss_rate([263, 12279])  # RFC 3649, Table 3 pairs them with 1e-4, 1e-6
+    >>> loss_rate([263, 12279])  # RFC 3649, Sec. 5 table pairs them with 1e-4, 1e-6
     array([9.75e-05, 9.68e-07])
     """
     w = _window(window, minimum=STANDARD_C)
@@ -406,16 +424,16 @@ def window(loss_rate):
     .. math:: w = \\max\\left(1.2/\\sqrt{p}, \\; (0.078/p)^{1/1.2}\\right),
 
     the second term being the RFC's :math:`w = 0.12/p^{0.835}`.  The printed
-    form is rounded differently: its windows (RFC 3649, Table 3: 263, 1795,
+    form is rounded differently: its windows (RFC 3649, Sec. 5 table: 263, 1795,
     12279, 83981 at p = 1e-4 ... 1e-7) are 2-3 % above these.
 
     Examples
     --------
     >>> window(1e-2)
     12.0
-    >>> window([1e-4, 1e-5])  # RFC 3649, Table 3: 263, 1795
+    >>> window([1e-4, 1e-5])  # RFC 3649, Sec. 5 table: 263, 1795
     array([ 257.4..., 1753.8...])
-    >>> round(window(1e-3), 2), round(window(1e-7))  # Table 3: 38, 83981
+    >>> round(window(1e-3), 2), round(window(1e-7))  # Sec. 5 table: 38, 83981
     (37.95, 81406)
     """
     loss = _checks.in_range("loss_rate", loss_rate, 0.0, 1.0, low_open=True)
@@ -468,8 +486,8 @@ def table(kind="rfc"):
     return HSTCPTable(window=windows.copy(), a=a_values.copy(), b=b_values.copy(), kind=kind)
 
 
-def drops_per_event(window, kind="formula"):
-    """Packets dropped per congestion event at a drop-tail queue, Su et al. (2006), Sec. 3.2.
+def loss_event(window, kind="formula"):
+    """Drops in one congestion event at a drop-tail queue, and their spacing, Su et al. (2006), Sec. 3.2.
 
     Parameters
     ----------
@@ -480,70 +498,41 @@ def drops_per_event(window, kind="formula"):
 
     Returns
     -------
-    float or ndarray
-        Dropped packets per congestion event [packets].
+    LossEvent
+        ``.drops`` [packets] dropped per congestion event and ``.gap``
+        [packets], the sequence-number distance between successive drops.
 
     Notes
     -----
     Loss is detected one RTT after the first drop; during that RTT the window
     grows by a(W_c), and with a full drop-tail queue every one of those extra
-    packets is dropped:
+    packets is dropped.  Each ACK adds a(w)/w to the window, so every w/a(w)
+    ACKs the window gains a whole packet and the sender emits two packets back
+    to back; the second of the pair finds the full queue (Fig. 4):
 
-    .. math:: N_{drop} = a(W_c).
+    .. math:: N_{drop} = a(W_c), \\qquad \\Delta_{seq} = \\frac{W_c}{a(W_c)}.
 
     Valid for a single flow in congestion avoidance with an ACK clock (no
     burst from ACK loss or compression, which the paper blames for drops
-    above a(w) in its Table 1).
-
-    Examples
-    --------
-    Su et al. (2006), Fig. 3: "W_c = 8400 ... 26 packets equaling the value of
-    a(W_c) dropped" (the formula gives 26.5; the paper quotes an integer).
-
-    >>> drops_per_event(8400, kind="table")
-    26.0
-    >>> drops_per_event([118, 347])
-    array([2.009..., 4.011...])
-    """
-    return a(window, kind=kind)
-
-
-def drop_gap(window, kind="formula"):
-    """Sequence-number gap between drops in one congestion event, Su et al. (2006), Sec. 3.2.
-
-    Parameters
-    ----------
-    window : float or array_like
-        Congestion window when the queue overflows, ``W_c`` [packets].
-    kind : {"formula", "monotone", "table", "linux"}
-        Form of a(w), see :func:`a`.
-
-    Returns
-    -------
-    float or ndarray
-        Gap between the sequence numbers of successive drops [packets].
-
-    Notes
-    -----
-    Each ACK adds a(w)/w to the window, so every w/a(w) ACKs the window grows
-    by a whole packet and the sender emits two packets back to back; the
-    second of the pair finds the full queue and is dropped (Su et al. (2006),
-    Fig. 4):
-
-    .. math:: \\Delta_{seq} = \\frac{W_c}{a(W_c)}.
+    above a(w) in its Table 1); spread drops synchronise competing flows.
 
     Examples
     --------
     Su et al. (2006), Sec. 3.2: "W_c = 8400, and a(W_c) = 26, so the interval
-    of dropped packets' sequence number is about 323".
+    of dropped packets' sequence number is about 323" (8130 <= 8400 < 8726 in
+    the RFC table; the formula gives a = 26.5, the paper quotes an integer).
 
-    >>> round(drop_gap(8400, kind="table"), 1)
-    323.1
-    >>> round(drop_gap(8400), 1)  # with the unrounded a(8400) = 26.51
+    >>> ev = loss_event(8400, kind="table")
+    >>> ev.drops, round(ev.gap, 1)
+    (26.0, 323.1)
+    >>> round(loss_event(8400).gap, 1)  # with the unrounded a(8400) = 26.51
     316.9
+    >>> loss_event([118, 347]).drops
+    array([2.009..., 4.011...])
     """
     w = _window(window)
-    return _checks.scalar_or_array(w / a(w, kind=kind), window)
+    drops = a(w, kind=kind)
+    return LossEvent(drops=_checks.scalar_or_array(drops, window), gap=_checks.scalar_or_array(w / drops, window))
 
 
 def scalable_a(window):

@@ -82,7 +82,7 @@ def jain_index(x, axis=-1):
 
     1 when all n flows get the same, 1/n when one flow gets everything; it is
     scale-free, so throughputs or shares give the same index.  Used by
-    Park et al. (NDCA-TCP, Eq. 6), Su et al. (2006, Sec. 4) and Kamra et al.
+    Park et al. (NDCA-TCP, Eq. 6), Su et al. (2006, Sec. 5) and Kamra et al.
     (TCP/E, "fairness coefficient").
 
     References
@@ -199,6 +199,6 @@ def delay_stats(delays, percentiles=(5, 25, 50, 75, 95), axis=-1):
         std=_float_or_array(values.std(axis=axis)),
         minimum=_float_or_array(values.min(axis=axis)),
         maximum=_float_or_array(values.max(axis=axis)),
-        percentiles={float(q): _float_or_array(v) for q, v in zip(qs, at)},
+        percentiles={float(q): _float_or_array(v) for q, v in zip(qs, at, strict=True)},
         percentile_ratio=percentile_ratio(values, axis=axis),
     )

@@ -289,24 +289,26 @@ def _p3_residual(l, n, min_th, max_th, max_p, rtt, cap, rto, spacing, sat):
 
 
 def _lower_bracket(f, upper, args, steps=60):
-    """Walk down from `upper` by factors of 16 until ``f > 0`` everywhere."""
+    """Walk down from `upper` by factors of 16 until ``f > 0`` everywhere; return the ends and f there."""
     lo = np.array(upper / 4.0, dtype=float)
     for _ in range(steps):
-        bad = ~(f(lo, *args) > 0)
+        f_lo = f(lo, *args)
+        bad = ~(f_lo > 0)
         if not bad.any():
-            return lo
+            return lo, f_lo
         lo = np.where(bad, lo / 16.0, lo)
     raise solve.ConvergenceError("could not bracket the equilibrium from below")
 
 
 def _solve(f, upper, args):
     upper, *args = np.broadcast_arrays(upper, *args)
-    if np.any(f(upper, *args) > 0):
+    f_up = f(upper, *args)
+    if np.any(f_up > 0):
         raise solve.ConvergenceError(
             "no equilibrium with loss_rate <= 1: too many flows for this max_th and max_p"
         )
-    lower = _lower_bracket(f, upper, args)
-    return solve.positive_root(f, lower, upper, args=tuple(args))
+    lower, f_lo = _lower_bracket(f, upper, args)
+    return solve.positive_root(f, lower, upper, args=tuple(args), f_lower=f_lo, f_upper=f_up)
 
 
 def equilibrium(n_flows, max_th, max_p, *, model="P3", rtt=None, capacity=None, rto=1.0, min_th=5.0,
@@ -470,7 +472,8 @@ def size(n_flows, loss_rate, rtt, *, rto=1.0, min_th=5.0):
     -----
     .. math:: max_{th} = \tfrac{3}{2}\,n\,pif(l, r), \qquad max_p = \tfrac{3}{4}\,l
 
-    With these, Eq. 5.10 puts the queue at :math:`\frac{l\,max_{th}}{2 \cdot 3l/4} = \frac{2}{3}max_{th} = n\,pif(l, r)`:
+    With these, Eq. 5.10 puts the queue at
+    :math:`\frac{l\,max_{th}}{2 \cdot 3l/4} = \frac{2}{3}max_{th} = n\,pif(l, r)`:
     the 3/4 follows from the 3/2 (:func:`tcpmodels.symbolic.sizing_max_p_factor`).
 
     Examples

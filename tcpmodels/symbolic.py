@@ -75,13 +75,13 @@ def red_p1_constants():
     return k_loss, k_queue
 
 
-def max_p_rule_constant(queue_constant=sp.Float("0.7")):
+def max_p_rule_constant(queue_constant=None):
     r"""Section 5.3.4's 0.81: Eq. 5.13 set to :math:`\frac{3}{4} max_{th}`, solved for :math:`max_p`.
 
     Parameters
     ----------
     queue_constant : sympy number, optional
-        Eq. 5.13's constant: the published 0.7 gives the published 0.81; the
+        Eq. 5.13's constant: the published 0.7 (default) gives the published 0.81; the
         exact 0.723 would give 0.897.
 
     Examples
@@ -89,13 +89,14 @@ def max_p_rule_constant(queue_constant=sp.Float("0.7")):
     >>> round(float(max_p_rule_constant()), 3)
     0.813
     """
+    queue_constant = sp.Float("0.7") if queue_constant is None else queue_constant
     eq = sp.Eq(queue_constant * n ** sp.Rational(2, 3) * max_th ** sp.Rational(1, 3) / max_p ** sp.Rational(1, 3),
                sp.Rational(3, 4) * max_th)
     sol = sp.solve(eq, max_p)[0]
     return sp.simplify(sol * max_th**2 / n**2)
 
 
-def sizing_max_p_factor(max_th_factor=sp.Rational(3, 2)):
+def sizing_max_p_factor(max_th_factor=None):
     r"""Section 5.3.4's 3/4 in :math:`max_p = \frac{3}{4} l`, from the 3/2 in :math:`max_{th}`.
 
     With :math:`max_{th} = k\,n\,pif`, Eq. 5.10 puts the queue at
@@ -105,13 +106,14 @@ def sizing_max_p_factor(max_th_factor=sp.Rational(3, 2)):
     ----------
     max_th_factor : sympy number, optional
         :math:`k`, the multiple of the flows' packets chosen for ``max_th``
-        (the thesis: 3/2) [-].
+        (default: the thesis' 3/2) [-].
 
     Examples
     --------
     >>> sizing_max_p_factor()
     3/4
     """
+    max_th_factor = sp.Rational(3, 2) if max_th_factor is None else max_th_factor
     pif = sp.Symbol("pif", positive=True)
     sol = sp.solve(sp.Eq(l * max_th_factor * n * pif / (2 * max_p), n * pif), max_p)[0]
     return sp.simplify(sol / l)

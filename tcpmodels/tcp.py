@@ -386,8 +386,16 @@ def padhye(loss_rate, rtt, rto=1.0, b=2, max_window=None, approximate=False):
                  {r\,(E[W] + 1) + \hat Q(E[W])\,G(p)\,\frac{T_0}{1-p}}
 
     when :math:`E[W] < W_m`, else the window-limited form
-    :math:`\frac{\frac{1-p}{p} + W_m + \frac{\hat Q(W_m)}{1-p}}{r(\frac{b}{8}W_m + \frac{1-p}{pW_m} + 2) + \hat Q(W_m)G(p)\frac{T_0}{1-p}}`.
-    Approximation: :math:`B = \min\left(\frac{W_m}{r}, \frac{1}{r\sqrt{2bp/3} + T_0\min(1, 3\sqrt{3bp/8})\,p\,(1+32p^2)}\right)`.
+
+    .. math::
+        B = \frac{\frac{1-p}{p} + W_m + \frac{\hat Q(W_m)}{1-p}}
+                 {r(\frac{b}{8}W_m + \frac{1-p}{pW_m} + 2) + \hat Q(W_m)G(p)\frac{T_0}{1-p}}
+
+    Approximation:
+
+    .. math::
+        B = \min\left(\frac{W_m}{r},
+            \frac{1}{r\sqrt{2bp/3} + T_0\min(1, 3\sqrt{3bp/8})\,p\,(1+32p^2)}\right)
 
     References
     ----------

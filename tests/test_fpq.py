@@ -52,7 +52,7 @@ def fig_6_1_loop(bits, t_clear, ids, times, positions):
     """Fig. 6.1 packet by packet, clearing whole bits and carrying the fraction (as BitVectorCounter)."""
     v = np.zeros(bits, dtype=bool)
     t_last, carry, k = 0.0, 0.0, 0
-    for flow, t in zip(ids, times):
+    for flow, t in zip(ids, times, strict=True):
         v[fpq._hash(np.array([flow]), bits)[0]] = True
         owed = carry + (t - t_last) * bits / t_clear
         n_clear = int(np.floor(owed))

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import tcpmodels
 from tcpmodels import hstcp
 
-# RFC 3649, Appendix B (Table 12), all 73 rows (w, a(w), b(w)) as printed.
+# RFC 3649, Appendix B, all 73 rows (w, a(w), b(w)) as printed.
 RFC_ROWS = [
     (38, 1, 0.50), (118, 2, 0.44), (221, 3, 0.41), (347, 4, 0.38), (495, 5, 0.37),
     (663, 6, 0.35), (851, 7, 0.34), (1058, 8, 0.33), (1284, 9, 0.32), (1529, 10, 0.31),
@@ -95,16 +95,18 @@ def test_su_2006_sec2_examples():
 def test_su_2006_loss_event_wc_8400():
     # Su et al. (2006), Sec. 3.2: Wc = 8400, a(Wc) = 26 drops, gap 8400/26 = 323.08 "about 323".
     # 8130 <= 8400 < 8726 in the RFC table -> a = 26.
-    assert hstcp.drops_per_event(8400, kind="table") == 26
-    assert hstcp.drop_gap(8400, kind="table") == pytest.approx(323.08, abs=0.01)
+    ev = hstcp.loss_event(8400, kind="table")
+    assert ev.drops == 26
+    assert ev.gap == pytest.approx(323.08, abs=0.01)
     # The unrounded formula gives a = 26.51 (truncated 26, as printed) and a gap of 316.9.
-    assert int(hstcp.drops_per_event(8400)) == 26
-    assert hstcp.drop_gap(8400) == pytest.approx(8400 / hstcp.a(8400))
+    drops, gap = hstcp.loss_event(8400)
+    assert int(drops) == 26 and gap == pytest.approx(8400 / hstcp.a(8400))
+    assert set(hstcp.loss_event(8400).to_dict()) == {"drops", "gap"}
 
 
-def test_rfc_table3_response_function():
-    # RFC 3649, Table 3 (from the rounded w = 0.12/p^0.835): 1e-4 -> 263, 1e-5 -> 1795,
-    # 1e-6 -> 12279, 1e-7 -> 83981.  The law 1/(12.8 w^1.2) gives windows 2.1-3.1 % lower:
+def test_rfc_sec5_response_table():
+    # RFC 3649, Sec. 5 table of the HighSpeed response function (from the rounded w = 0.12/p^0.835):
+    # 1e-4 -> 263, 1e-5 -> 1795, 1e-6 -> 12279, 1e-7 -> 83981.  The law 1/(12.8 w^1.2) gives windows 2.1-3.1 % lower:
     # the RFC's two printed forms are not exact inverses of each other.
     p = np.array([1e-4, 1e-5, 1e-6, 1e-7])
     np.testing.assert_allclose(hstcp.window(p), [263, 1795, 12279, 83981], rtol=0.035)
@@ -112,7 +114,7 @@ def test_rfc_table3_response_function():
 
 
 def test_standard_tcp_branch():
-    # RFC 3649, Table 1: Standard TCP w = 1.2/sqrt(p): 1e-2 -> 12, 1e-3 -> 38 (37.95).
+    # RFC 3649, Standard TCP response-function table: w = 1.2/sqrt(p): 1e-2 -> 12, 1e-3 -> 38 (37.95).
     assert hstcp.window(1e-2) == pytest.approx(12.0)
     assert hstcp.window(1e-3) == pytest.approx(37.947, abs=1e-3)
     assert hstcp.loss_rate(12) == pytest.approx(0.01)
@@ -202,7 +204,8 @@ def test_response_function_continuous_and_decreasing():
 
 ONE_ARG = [
     (hstcp.p, 118.0), (hstcp.b, 118.0), (hstcp.a, 118.0), (hstcp.loss_rate, 118.0),
-    (hstcp.window, 1e-4), (hstcp.drops_per_event, 8400.0), (hstcp.drop_gap, 8400.0),
+    (hstcp.window, 1e-4), (lambda w: hstcp.loss_event(w).drops, 8400.0),
+    (lambda w: hstcp.loss_event(w).gap, 8400.0),
     (hstcp.scalable_a, 100.0), (hstcp.scalable_b, 100.0), (hstcp.scalable_window, 1e-4),
     (hstcp.scalable_loss_rate, 100.0),
 ]
@@ -231,7 +234,7 @@ def test_kinds_accept_arrays(kind):
 
 # --- bad input --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("func", [hstcp.p, hstcp.a, hstcp.b, hstcp.drops_per_event, hstcp.drop_gap,
+@pytest.mark.parametrize("func", [hstcp.p, hstcp.a, hstcp.b, hstcp.loss_event,
                                   hstcp.scalable_a, hstcp.scalable_b])
 @pytest.mark.parametrize("bad", [-1.0, 0.0, float("nan"), "x"])
 def test_bad_window(func, bad):

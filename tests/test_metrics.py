@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from tcpmodels import metrics
 
-shares = st.lists(st.floats(min_value=0.0, max_value=1e6, allow_nan=False), min_size=1, max_size=30)
+# Zero or normal magnitudes: scaling a subnormal share can round it to 0 or strip its precision.
+shares = st.lists(st.one_of(st.just(0.0), st.floats(min_value=1e-100, max_value=1e6)), min_size=1, max_size=30)
 positive = st.lists(st.floats(min_value=1e-3, max_value=1e3, allow_nan=False), min_size=1, max_size=50)
 
 

@@ -32,7 +32,8 @@ def test_drop_probability_monotone_and_bounded(q, lo, span, mp):
 def test_eq_5_8_and_5_10_are_inverse():
     # Eq. 5.8: 2 * 0.02 * 250 / 500 = 0.02; Eq. 5.10 back: 0.02 * 500 / 0.04 = 250
     assert red.loss_from_queue(250, 500, 0.02) == pytest.approx(0.02)
-    assert red.queue_for_loss(red.loss_from_queue([10, 100, 400], 500, 0.05), 500, 0.05) == pytest.approx([10, 100, 400])
+    queues = [10, 100, 400]
+    assert red.queue_for_loss(red.loss_from_queue(queues, 500, 0.05), 500, 0.05) == pytest.approx(queues)
 
 
 def test_p1_hand_checked():
