@@ -1,0 +1,21 @@
+"""The vectorized fluid simulator: many TCP flows through one bottleneck.
+
+Build a :class:`Scenario` (bottleneck, queue discipline, TCP sender,
+workload), run it with :func:`simulate` and read the :class:`SimResult`.
+Defaults follow Morris (1999), Fig. 3.2.
+
+Examples
+--------
+>>> from tcpmodels import sim
+>>> s = sim.Scenario(n_flows=20, bandwidth=10e6, rtt=0.1, queue=sim.RED(max_th=217),
+...                  sender=sim.Tahoe(), duration=30.0, warmup=10.0)
+>>> r = sim.simulate(s)
+>>> 0.0 < r.loss_rate < 0.05 and r.utilization > 0.8
+True
+"""
+
+from .engine import simulate
+from .result import SimResult
+from .scenario import RED, REDI, DropTail, NewReno, Reno, Scenario, Tahoe
+
+__all__ = ["Scenario", "simulate", "SimResult", "DropTail", "RED", "REDI", "Tahoe", "Reno", "NewReno"]

@@ -1,0 +1,533 @@
+"""The time-stepped engine: all flows of all scenarios of a batch advance together.
+
+Model (one fixed step ``dt``, a quarter of the smallest propagation RTT unless
+chosen):
+
+* Each flow is a window-based, ACK-clocked sender.  Packets it may send
+  (``floor(cwnd) - in flight``) enter its access link, which forwards at most
+  its rate; they reach the bottleneck in the same step.
+* The bottleneck serves ``capacity * dt`` packets per step (fluid FIFO).  The
+  queue discipline decides how many of the step's arrivals it drops; the
+  drops fall on the arriving packets uniformly at random, so each flow loses
+  in proportion to what it sent.
+* A surviving packet's ACK returns after its propagation RTT plus the queueing
+  delay it met, stored in a ring buffer of future steps (stochastically
+  rounded to whole steps, so RTTs are unbiased).  ACKs free the window and,
+  with delayed ACKs (one ACK per two packets), grow it by 1/2 per ACKed packet
+  in slow start and 1/(2 cwnd) in congestion avoidance.
+* A drop puts the flow into "loss pending": one RTT later, when the duplicate
+  ACKs would have returned, it fast-retransmits if at least
+  ``dupack_threshold`` packets sent after the lost one survived, otherwise it
+  stalls until its retransmission timer fires (RFC 6298 RTO with minimum,
+  granularity and exponential back-off).  Lost retransmissions also end in a
+  time-out.  No closed-form loss, window or time-out law is used.
+"""
+
+import math
+
+import numpy as np
+
+from .. import metrics, units
+from .queues import make_queue
+from .result import SimResult
+from .scenario import NewReno, Reno, Scenario, Tahoe
+
+__all__ = ["simulate"]
+
+OPEN, PENDING, RECOVERY, STALLED, IDLE = 0, 1, 2, 3, 4
+BLOCK = 256  # steps per block of pre-drawn random numbers
+TAHOE, RENO, NEWRENO = 0, 1, 2
+
+
+def simulate(scenario, seeds=None, *, check=False):
+    """Run one scenario, or a batch of scenarios, and return their statistics.
+
+    Parameters
+    ----------
+    scenario : Scenario or sequence of Scenario
+        What to simulate.  A sequence is run as one array computation when its
+        members share a shape (flow count, duration, warm-up, step, queue and
+        sender kinds, trace settings); otherwise in groups that do.
+    seeds : sequence of int, optional
+        Run the single `scenario` once per seed (as one batch).
+    check : bool
+        Verify the invariants every step (packets sent = delivered + dropped +
+        queued, queue within [0, buffer], windows within [1, max window], no
+        NaN) and raise ``AssertionError`` if one fails.  Slower; for tests.
+
+    Returns
+    -------
+    SimResult or list of SimResult
+        One result for a single scenario, else one per scenario (or seed), in order.
+
+    Examples
+    --------
+    >>> from tcpmodels import sim
+    >>> s = sim.Scenario(n_flows=5, bandwidth=1e6, rtt=0.05, queue=sim.DropTail(buffer=20),
+    ...                  duration=20.0, warmup=5.0, start_spread=1.0)
+    >>> r = sim.simulate(s)
+    >>> r.utilization > 0.9, 0 < r.loss_rate < 0.1, r.goodput.shape
+    (True, True, (5,))
+    >>> sim.simulate(s).loss_rate == r.loss_rate   # deterministic per seed
+    True
+    """
+    if seeds is not None:
+        if not isinstance(scenario, Scenario):
+            raise ValueError("seeds: give one Scenario with seeds, or a list of Scenarios without")
+        scenarios = [_with_seed(scenario, int(s)) for s in seeds]
+        return _run_all(scenarios, check)
+    if isinstance(scenario, Scenario):
+        return _run_all([scenario], check)[0]
+    scenarios = list(scenario)
+    if not scenarios or not all(isinstance(s, Scenario) for s in scenarios):
+        raise ValueError("scenario must be a Scenario or a non-empty sequence of Scenario")
+    return _run_all(scenarios, check)
+
+
+def _with_seed(scenario, seed):
+    import dataclasses
+
+    return dataclasses.replace(scenario, seed=seed)
+
+
+def _shape_key(s):
+    return (
+        s.n_flows, s.duration, s.warmup, s.step, type(s.queue), getattr(s.queue, "gentle", None),
+        type(s.sender), getattr(s.sender, "sack", None), s.trace, s.trace_interval, s.trace_flows,
+    )
+
+
+def _run_all(scenarios, check):
+    groups = {}
+    for i, s in enumerate(scenarios):
+        groups.setdefault(_shape_key(s), []).append(i)
+    out = [None] * len(scenarios)
+    for members in groups.values():
+        for i, r in zip(members, _Engine([scenarios[i] for i in members], check).run()):
+            out[i] = r
+    return out
+
+
+class _Engine:
+    """State of a batch of S same-shape scenarios with n flows each (flat, S*n)."""
+
+    def __init__(self, scenarios, check):
+        self.sc = scenarios
+        self.check = check
+        first = scenarios[0]
+        S, n = len(scenarios), first.n_flows
+        self.S, self.n, self.N = S, n, S * n
+        self.dt = dt = first.step
+        seeds = [s.seed for s in scenarios]
+        self.rng = rng = np.random.default_rng(None if None in seeds else np.random.SeedSequence(seeds))
+
+        col = lambda values: np.repeat(np.asarray(values, dtype=float), n)  # noqa: E731  per-flow copy
+        self.capacity = np.array([s.capacity for s in scenarios])
+        self.serve = self.capacity * dt  # packets served per step
+        self.limit = np.array([float(s.queue.limit) for s in scenarios])
+        self.prop = col([s.rtt for s in scenarios]) * (
+            1 + col([s.rtt_spread for s in scenarios]) * (rng.random(self.N) - 0.5)
+        )
+        self.start = col([s.start_spread for s in scenarios]) * rng.random(self.N)
+        self.prop_steps = self.prop / dt
+        access = col([units.capacity(s.flow_access_rate, s.packet_size) if math.isfinite(s.flow_access_rate)
+                      else math.inf for s in scenarios])
+        self.paced = bool(np.isfinite(access).any())
+        self.access_step = access * dt
+        # A burst may use one step's worth plus one packet of saved-up credit.
+        self.token_cap = np.where(np.isfinite(access), self.access_step + 1.0, np.inf)
+        self.link_loss = col([s.link_loss for s in scenarios])
+        self.lossy = bool((self.link_loss > 0).any())
+
+        snd = first.sender
+        self.variant = NEWRENO if isinstance(snd, NewReno) else RENO if isinstance(snd, Reno) else TAHOE
+        assert isinstance(snd, Tahoe)
+        self.sack = bool(getattr(snd, "sack", False))
+        self.max_window = col([s.max_window for s in scenarios])
+        self.iw = col([s.sender.initial_window for s in scenarios])
+        self.dupthresh = col([s.sender.dupack_threshold for s in scenarios])
+        self.min_rto = col([s.sender.min_rto for s in scenarios])
+        self.max_rto = col([s.sender.max_rto for s in scenarios])
+        self.gran = col([s.sender.granularity for s in scenarios])
+        # Delayed ACKs: one ACK per two packets, and windows grow per ACK.
+        self.ack_gain = col([0.5 if s.sender.delayed_ack else 1.0 for s in scenarios])
+
+        self.queue = make_queue([s.queue for s in scenarios])
+        worst_delay = (self.prop.max() + (self.limit / self.capacity).max() + dt) / dt
+        self.L = int(math.ceil(worst_delay)) + 3
+        self.steps = int(round(first.duration / dt))
+        self.measure_from = int(round(first.warmup / dt))
+
+    # ------------------------------------------------------------------ run
+    def run(self):
+        S, n, N, L, dt = self.S, self.n, self.N, self.L, self.dt
+        rng = self.rng
+        f = np.arange(N)
+        scen = f // n
+        ring = np.zeros(L * N)  # ACKs due at each future step, per flow
+        ring2 = ring.reshape(L, N)
+
+        cwnd = self.iw.copy()
+        ssthresh = self.max_window.copy()
+        inflight = np.zeros(N)
+        backlog = np.zeros(N)  # packets waiting on the access link
+        tokens = np.ones(N)
+        acked = np.zeros(N)  # cumulative ACKed packets (goodput)
+        sent = np.zeros(N)  # cumulative packets handed to the access link
+        dropped = np.zeros(N)  # cumulative packets of the flow dropped
+        grow = np.zeros(N)  # ack_gain while the window may grow, else 0
+        can_send = np.zeros(N)
+        state = np.full(N, IDLE, dtype=np.int8)
+        t_next = self.start.copy()  # next timer of the flow's state machine
+        backoff = np.ones(N)
+        acked_at_rto = np.full(N, -1.0)
+        sent_mark = np.zeros(N)
+        drop_mark = np.zeros(N)
+        retx_pending = np.zeros(N)
+        retx_lost = np.zeros(N, dtype=bool)
+        carried = np.zeros(N)
+        t_fr = np.zeros(N)
+
+        q = np.zeros(S)
+        srtt_q = np.zeros(S)  # smoothed queueing delay [s] (RTT minus propagation)
+        rttvar_q = np.zeros(S)
+        stalled = np.zeros(S)
+        acc = dict(arr=np.zeros(S), drop=np.zeros(S), served=np.zeros(S), qsum=np.zeros(S),
+                   wsum=np.zeros(S), stall=np.zeros(S), rto=np.zeros(S))
+        tot = dict(arr=np.zeros(S), drop=np.zeros(S), served=np.zeros(S))
+        acked_start = None
+        sc0 = self.sc[0]
+        tracing = sc0.trace
+        if tracing:
+            every = max(1, int(round(sc0.trace_interval / dt)))
+            ntr = min(sc0.trace_flows, n)
+            tr_t, tr_q, tr_l, tr_w = [], [], [], []
+            tr_a, tr_d = np.zeros(S), np.zeros(S)
+            tr_qs = np.zeros(S)
+
+        ss = np.empty(N, dtype=bool)
+        inc = np.empty(N)
+        room = np.empty(N)
+        arr = np.empty(N)
+        cap = self.serve
+        wmax = self.max_window
+        queue = self.queue
+
+        def rto_of(j):
+            s = scen[j]
+            srtt = self.prop[j] + srtt_q[s]
+            rto = np.maximum(self.min_rto[j], srtt + np.maximum(self.gran[j], 4 * rttvar_q[s]))
+            return np.minimum(rto * backoff[j], self.max_rto[j])
+
+        def stall(j, base, now):
+            # Retransmission timer: back off only if nothing was ACKed since the last time-out.
+            again = acked[j] == acked_at_rto[j]
+            backoff[j] = np.where(again, np.minimum(backoff[j] * 2, 64.0), 1.0)
+            t_next[j] = np.maximum(base + rto_of(j), now + dt)
+            # FlightSize / 2: the full window, or the lone retransmission on a back-off.
+            ssthresh[j] = np.where(again, 2.0, np.maximum(np.floor(cwnd[j]) / 2, 2.0))
+            state[j] = STALLED
+            can_send[j] = 0.0
+            grow[j] = 0.0
+            np.add(stalled, np.bincount(scen[j], minlength=S), out=stalled)
+
+        def restart(j, retransmit):
+            # Go-back-N after a time-out (or Tahoe's fast retransmit): what is in
+            # flight is written off, the retransmission leaves at once.
+            ring2[:, j] = 0.0
+            cwnd[j] = self.iw[j] if retransmit == "rto" else 1.0
+            backlog[j] += 1.0
+            sent[j] += 1.0
+            inflight[j] = backlog[j]
+            state[j] = OPEN
+            can_send[j] = 1.0
+            grow[j] = self.ack_gain[j]
+            t_next[j] = np.inf
+
+        def decide(j, now):
+            # The duplicate ACKs are in: fast retransmit if enough packets sent
+            # after the first lost one survived, else wait for the timer.
+            lost = dropped[j] - drop_mark[j]
+            delivered_after = (sent[j] - sent_mark[j]) - (lost - 1)
+            fr = delivered_after >= self.dupthresh[j]
+            if self.variant == RENO:
+                fr &= lost <= 1  # a second loss in the window: Reno times out
+            to = j[~fr]
+            if to.size:
+                stall(to, now, now)
+            j, lost = j[fr], lost[fr]
+            if j.size:
+                half = np.maximum(np.floor(cwnd[j]) / 2, 2.0)  # FlightSize / 2: the window was full
+                ssthresh[j] = half
+                if self.variant == TAHOE:
+                    restart(j, "fr")
+                else:
+                    # Fast recovery: lost packets leave the flight, their
+                    # retransmissions go first, the window halves.
+                    cwnd[j] = np.minimum(half, self.max_window[j])
+                    backlog[j] += lost
+                    sent[j] += lost
+                    retx_pending[j] = lost
+                    retx_lost[j] = False
+                    carried[j] = 0.0
+                    t_fr[j] = now
+                    state[j] = RECOVERY
+                    grow[j] = 0.0
+                    rounds = 1.0 if (self.sack or self.variant == RENO) else lost
+                    t_next[j] = now + rounds * (self.prop[j] + q[scen[j]] / self.capacity[scen[j]])
+
+        for k in range(self.steps):
+            now = k * dt
+            measuring = k >= self.measure_from
+            if measuring and acked_start is None:
+                acked_start = acked.copy()
+            slot = k % L
+            acks = ring2[slot]
+            # --- ACK arrivals: free the window and grow it.
+            inflight -= acks
+            np.maximum(inflight, 0.0, out=inflight)
+            acked += acks
+            np.multiply(acks, grow, out=inc)
+            np.less(cwnd, ssthresh, out=ss)
+            np.divide(inc, cwnd, out=room)
+            np.copyto(room, inc, where=ss)  # slow start: +1/2 per packet ACKed
+            cwnd += room
+            np.minimum(cwnd, wmax, out=cwnd)
+            acks[:] = 0.0
+
+            # --- timers: flow starts, loss detection, recovery ends, time-outs.
+            due = np.flatnonzero(t_next <= now)
+            deciding = None
+            if due.size:
+                st = state[due]
+                j = due[st == IDLE]
+                if j.size:
+                    state[j] = OPEN
+                    can_send[j] = 1.0
+                    grow[j] = self.ack_gain[j]
+                    t_next[j] = np.inf
+                deciding = due[st == PENDING]
+                j = due[st == RECOVERY]
+                if j.size:
+                    bad = retx_lost[j]
+                    if bad.any():
+                        jb = j[bad]
+                        stall(jb, t_fr[jb], now)
+                    j = j[~bad]
+                    more = carried[j] > 0
+                    jm = j[more]
+                    if jm.size:  # new data lost during recovery: a fresh loss event
+                        state[jm] = PENDING
+                        drop_mark[jm] = dropped[jm] - carried[jm]
+                        sent_mark[jm] = sent[jm] - inflight[jm]
+                        grow[jm] = self.ack_gain[jm]
+                        t_next[jm] = now + self.prop[jm] + q[scen[jm]] / self.capacity[scen[jm]]
+                    jo = j[~more]
+                    state[jo] = OPEN
+                    grow[jo] = self.ack_gain[jo]
+                    t_next[jo] = np.inf
+                j = due[st == STALLED]
+                if j.size:
+                    if measuring:
+                        acc["rto"] += np.bincount(scen[j], minlength=S)
+                    stalled -= np.bincount(scen[j], minlength=S)
+                    acked_at_rto[j] = acked[j]
+                    restart(j, "rto")
+
+            # --- sending: whatever the window allows goes onto the access link.
+            np.floor(cwnd, out=room)
+            room -= inflight
+            room *= can_send
+            if deciding is not None and deciding.size:
+                # Only ACKs of packets sent before the loss open the window: up to
+                # cwnd - 1 packets may follow the lost one (no limited transmit).
+                j = deciding
+                room[j] = np.minimum(room[j], np.floor(cwnd[j]) - 1 - (sent[j] - sent_mark[j]))
+            np.maximum(room, 0.0, out=room)
+            inflight += room
+            backlog += room
+            sent += room
+            if self.paced:
+                tokens += self.access_step
+                np.minimum(tokens, self.token_cap, out=tokens)
+                np.floor(tokens, out=arr)
+                np.minimum(arr, backlog, out=arr)
+                tokens -= arr
+            else:
+                arr[:] = backlog
+            backlog -= arr
+            # Retransmissions lead the access queue; only fast recovery needs to know
+            # whether one was dropped (elsewhere a lost packet is just a new loss).
+            rj = np.flatnonzero(retx_pending) if self.variant != TAHOE else ()
+            if len(rj):
+                retx_arr = np.minimum(arr[rj], retx_pending[rj])
+                retx_pending[rj] -= retx_arr
+
+            # --- bottleneck: link loss, early drops, buffer overflow, service.
+            d = None
+            new_loss = None
+            if self.lossy:
+                d = rng.binomial(arr.astype(np.int64), self.link_loss).astype(float)
+            A = arr.reshape(S, n).sum(axis=1)
+            idle = np.maximum(cap - q - A, 0.0)
+            D = queue.early_drops(q, A if d is None else A - d.reshape(S, n).sum(axis=1), idle, rng)
+            if d is not None:
+                D = D + d.reshape(S, n).sum(axis=1)
+            over = np.ceil(q + A - D - cap - self.limit)  # drop-tail overflow (and RED's hard limit)
+            D = D + np.maximum(over, 0.0)
+            if D.any():
+                d = self._assign(arr, A, D, d)
+                arr -= d
+                j = np.flatnonzero(d)
+                dj = d[j]
+                dropped[j] += dj
+                st = state[j]
+                o = st == OPEN
+                jo = j[o]
+                if jo.size:
+                    a_before = arr[jo] + dj[o]
+                    # Packets sent after the first lost one: everything behind it on the
+                    # access link, the step's survivors that came later, the other drops.
+                    # (the first of d drops sits at a Beta(1, d) fraction of the step's packets;
+                    # exact for one drop: uniform on 0 .. a-1 survivors after it).
+                    surv_after = np.floor((a_before - dj[o] + 1) * rng.random(jo.size) ** (1 / dj[o]))
+                    state[jo] = PENDING
+                    drop_mark[jo] = dropped[jo] - dj[o]
+                    sent_mark[jo] = sent[jo] - backlog[jo] - surv_after - (dj[o] - 1)
+                    new_loss = jo  # its duplicate ACKs return with the lost packet's ACK (set below)
+                r = st == RECOVERY
+                jr = j[r]
+                if jr.size:
+                    # A dropped retransmission can only be repaired by the timer.
+                    a_before = arr[jr] + dj[r]
+                    if len(rj):
+                        ra = np.zeros(N)
+                        ra[rj] = retx_arr
+                        ra = ra[jr]
+                    else:
+                        ra = np.zeros(jr.size)
+                    p_retx = np.minimum(1.0, dj[r] * ra / np.maximum(a_before, 1.0))
+                    hit = rng.random(jr.size) < p_retx
+                    retx_lost[jr] |= hit
+                    carried[jr] += dj[r] - hit
+            Dq = D
+            load = q + A - Dq
+            served = np.minimum(load, cap)
+            q = load - served
+
+            # --- ACKs of the survivors come back after RTT + queueing delay.
+            qd = q / self.capacity
+            b = k % BLOCK
+            if b == 0:
+                # Uniforms for the stochastic rounding of ACK delays, drawn in blocks
+                # (one generator call per BLOCK steps); row b is step k's.
+                jitter = self.prop_steps + rng.random((BLOCK, N)) + np.arange(k, k + BLOCK)[:, None]
+            delay = jitter[b].reshape(S, n) + (qd / dt)[:, None]
+            back = delay.astype(np.int64).ravel()
+            ring[(back % L) * N + f] += arr
+            if new_loss is not None and new_loss.size:
+                # Loss noticed when the lost packet's ACK would have come back: the
+                # same step the ring gives its step-mates (half a step early for rounding).
+                t_next[new_loss] = (back[new_loss] - 0.5) * dt
+            if deciding is not None and deciding.size:
+                # After the ring insert, so a go-back-N restart also forgets the
+                # ACKs of this step's packets (they are duplicates).
+                decide(deciding, now)
+
+            # RTT estimator (RFC 6298 gains), on the queueing delay all flows share.
+            err = qd - srtt_q
+            srtt_q += err / 8
+            rttvar_q += (np.abs(err) - rttvar_q) / 4
+
+            if self.check:
+                self._check(q, tot, A, Dq, served, cwnd, inflight, state)
+                tot["arr"] += A
+                tot["drop"] += Dq
+                tot["served"] += served
+            if measuring:
+                acc["arr"] += A
+                acc["drop"] += Dq
+                acc["served"] += served
+                acc["qsum"] += q
+                acc["wsum"] += cwnd.reshape(S, n).sum(axis=1)
+                acc["stall"] += stalled
+            if tracing:
+                tr_a += A
+                tr_d += Dq
+                tr_qs += q
+                if (k + 1) % every == 0:
+                    tr_t.append((k + 1) * dt)
+                    tr_q.append(tr_qs / every)
+                    tr_l.append(np.where(tr_a > 0, tr_d / np.maximum(tr_a, 1), 0.0))
+                    tr_w.append(cwnd.reshape(S, n)[:, :ntr].copy())
+                    tr_a, tr_d, tr_qs = np.zeros(S), np.zeros(S), np.zeros(S)
+
+        steps = self.steps - self.measure_from
+        span = steps * dt
+        good = (acked - acked_start).reshape(S, n) / span
+        results = []
+        for s in range(S):
+            g = good[s]
+            jain = metrics.jain_index(g)
+            trace = None
+            if tracing:
+                trace = dict(time=np.array(tr_t), queue=np.array([x[s] for x in tr_q]),
+                             loss_rate=np.array([x[s] for x in tr_l]), window=np.array([x[s] for x in tr_w]))
+            a = acc["arr"][s]
+            results.append(SimResult(
+                loss_rate=float(acc["drop"][s] / a) if a > 0 else 0.0,
+                queue=float(acc["qsum"][s] / steps),
+                utilization=float(acc["served"][s] / (self.serve[s] * steps)),
+                timeouts_per_packet=float(acc["rto"][s] / a) if a > 0 else 0.0,
+                timeout_fraction=float(acc["stall"][s] / (steps * n)),
+                window=float(acc["wsum"][s] / (steps * n)),
+                goodput=g.copy(),
+                jain_index=jain,
+                rtt=self.prop.reshape(S, n)[s].copy(),
+                time_step=dt,
+                packets=float(a),
+                trace=trace,
+            ))
+        return results
+
+    def _assign(self, arr, A, D, link):
+        """Spread each scenario's D drops over the packets that arrived, uniformly."""
+        S, n, N = self.S, self.n, self.N
+        d = np.zeros(N) if link is None else link.copy()
+        rest = D if link is None else D - link.reshape(S, n).sum(axis=1)
+        nz = np.flatnonzero(arr - d)  # only flows with packets left can lose one
+        avail = (arr - d)[nz]
+        owner_of = nz // n
+        tot = np.bincount(owner_of, weights=avail, minlength=S)
+        full = rest >= tot
+        if full.any():  # everything that arrived is dropped
+            m = full[owner_of]
+            d[nz[m]] += avail[m]
+            avail[m] = 0.0
+            rest = np.where(full, 0.0, rest)
+            tot = np.where(full, 0.0, tot)
+        while rest.any():
+            # Pick packets with replacement among the available ones; a rare
+            # double pick of one flow's last packet is redrawn next round.
+            cs = np.cumsum(avail)
+            start = np.concatenate(([0.0], np.cumsum(tot)[:-1]))
+            owner = np.repeat(np.arange(S), rest.astype(np.int64))
+            pos = start[owner] + np.floor(self.rng.random(owner.size) * tot[owner])
+            who = np.searchsorted(cs, pos, side="right")
+            hits = np.minimum(np.bincount(who, minlength=nz.size), avail)
+            avail -= hits
+            d[nz] += hits
+            got = np.bincount(owner_of, weights=hits, minlength=S)
+            rest = rest - got
+            tot = tot - got
+        return d
+
+    def _check(self, q, tot, A, D, served, cwnd, inflight, state):
+        limit = self.limit
+        sent_total = tot["arr"] + A
+        lhs = tot["served"] + served + tot["drop"] + D + q
+        assert np.allclose(sent_total, lhs, rtol=1e-9, atol=1e-6), "sent != delivered + dropped + queued"
+        assert (q >= -1e-9).all() and (q <= limit + 1e-9).all(), "queue outside [0, buffer]"
+        live = state != IDLE
+        assert (cwnd[live] >= 1 - 1e-12).all() and (cwnd <= self.max_window + 1e-12).all(), "window out of range"
+        assert np.isfinite(cwnd).all() and np.isfinite(q).all() and np.isfinite(inflight).all(), "NaN in state"

@@ -1,0 +1,351 @@
+"""Immutable descriptions of a simulation: queue disciplines, TCP senders, the scenario.
+
+Everything here is validated when it is built, so a bad value raises a
+``ValueError`` naming the field before anything runs.  Defaults follow
+Morris (1999), Fig. 3.2 (the thesis' standard simulation set-up).
+"""
+
+import dataclasses
+import math
+
+from .. import _checks, units
+from .._results import Result
+
+__all__ = ["DropTail", "RED", "REDI", "Tahoe", "Reno", "NewReno", "Scenario", "QUEUES", "SENDERS"]
+
+
+def _set(obj, name, value):
+    # Frozen dataclasses normalise their own fields in __post_init__.
+    object.__setattr__(obj, name, value)
+
+
+@dataclasses.dataclass(frozen=True)
+class DropTail(Result):
+    """Drop-tail FIFO: an arriving packet is dropped when the buffer is full.
+
+    Parameters
+    ----------
+    buffer : int
+        Buffer size [packets], at least 1.  Default 217, Morris (1999) Fig. 3.2.
+
+    Examples
+    --------
+    >>> DropTail(buffer=500).buffer
+    500
+    """
+
+    buffer: int = 217
+
+    def __post_init__(self):
+        _set(self, "buffer", int(_checks.whole("buffer", self.buffer, minimum=1)))
+
+    @property
+    def limit(self):
+        """Hard limit of the queue [packets]."""
+        return self.buffer
+
+
+@dataclasses.dataclass(frozen=True)
+class RED(Result):
+    """Random Early Detection (Floyd & Jacobson 1993) on the averaged queue.
+
+    Parameters
+    ----------
+    min_th, max_th : float
+        Thresholds on the average queue [packets], ``0 <= min_th < max_th``.
+    max_p : float
+        Drop probability at ``max_th`` [-], in (0, 1].
+    weight : float
+        EWMA weight w_q per arriving packet [-], in (0, 1].
+    gentle : bool
+        Ramp the probability from max_p to 1 over [max_th, 2 max_th] instead of
+        jumping to 1 at max_th.
+    buffer : int or None
+        Hard limit of the physical queue [packets].  ``None`` gives 4 max_th
+        (the ns-3 reference set-up; the thesis had no hard limit, and the forced
+        drops above max_th keep the queue well below 4 max_th anyway).
+
+    Notes
+    -----
+    Drops are spaced as Floyd & Jacobson specify: the probability ``p_b`` comes
+    from :func:`tcpmodels.red.drop_probability`, and the gap (in arriving
+    packets) between drops is uniform on [1, 1/p_b], so the drop rate is about
+    2 p_b.
+
+    Examples
+    --------
+    >>> RED(min_th=5, max_th=500, max_p=0.02).limit
+    2000
+    """
+
+    min_th: float = 5.0
+    max_th: float = 217.0
+    max_p: float = 0.02
+    weight: float = 0.002
+    gentle: bool = False
+    buffer: int | None = None
+
+    def __post_init__(self):
+        _set(self, "min_th", float(_checks.nonnegative("min_th", self.min_th)))
+        _set(self, "max_th", float(_checks.positive("max_th", self.max_th)))
+        if not self.max_th > self.min_th:
+            raise ValueError(f"max_th must be > min_th ({self.min_th}), got {self.max_th}")
+        _set(self, "max_p", float(_checks.in_range("max_p", self.max_p, 0, 1, low_open=True)))
+        _set(self, "weight", float(_checks.in_range("weight", self.weight, 0, 1, low_open=True)))
+        _set(self, "gentle", bool(self.gentle))
+        if self.buffer is not None:
+            _set(self, "buffer", int(_checks.whole("buffer", self.buffer, minimum=1)))
+
+    @property
+    def limit(self):
+        """Hard limit of the queue [packets]."""
+        return self.buffer if self.buffer is not None else int(math.ceil(4 * self.max_th))
+
+
+@dataclasses.dataclass(frozen=True)
+class REDI(RED):
+    """RED on the instantaneous queue (RED-I): RED with an EWMA weight of 1.
+
+    Same parameters as :class:`RED` except ``weight``, which is fixed at 1.
+
+    Examples
+    --------
+    >>> REDI(min_th=5, max_th=100, max_p=0.1).weight
+    1.0
+    """
+
+    weight: float = dataclasses.field(default=1.0, init=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class Tahoe(Result):
+    """TCP Tahoe: slow start after every fast retransmit (Morris' simulations).
+
+    Parameters
+    ----------
+    max_window : int or None
+        Largest congestion window [packets].  ``None``: 64 KB of packets of the
+        scenario's packet size (113 for 576-byte packets), Fig. 3.2.
+    initial_window : int
+        Window at start and after a time-out [packets].
+    dupack_threshold : int
+        Duplicate ACKs needed for fast retransmit [packets]; fewer surviving
+        packets after a loss means a retransmission time-out.
+    min_rto : float
+        Minimum retransmission time-out [s] (the thesis: 1 s).
+    granularity : float
+        Timer granularity G [s] in RTO = max(min_rto, SRTT + max(G, 4 RTTVAR)) (0.5 s).
+    max_rto : float
+        Ceiling of the backed-off time-out [s].
+    delayed_ack : bool
+        The receiver ACKs every second packet, so congestion avoidance grows the
+        window by one packet per two windows.
+
+    Examples
+    --------
+    >>> Tahoe().min_rto
+    1.0
+    """
+
+    max_window: int | None = None
+    initial_window: int = 1
+    dupack_threshold: int = 3
+    min_rto: float = 1.0
+    granularity: float = 0.5
+    max_rto: float = 64.0
+    delayed_ack: bool = True
+
+    def __post_init__(self):
+        if self.max_window is not None:
+            _set(self, "max_window", int(_checks.whole("max_window", self.max_window, minimum=1)))
+        _set(self, "initial_window", int(_checks.whole("initial_window", self.initial_window, minimum=1)))
+        _set(self, "dupack_threshold", int(_checks.whole("dupack_threshold", self.dupack_threshold, minimum=1)))
+        _set(self, "min_rto", float(_checks.positive("min_rto", self.min_rto)))
+        _set(self, "granularity", float(_checks.nonnegative("granularity", self.granularity)))
+        _set(self, "max_rto", float(_checks.positive("max_rto", self.max_rto)))
+        if not self.max_rto >= self.min_rto:
+            raise ValueError(f"max_rto must be >= min_rto ({self.min_rto}), got {self.max_rto}")
+        _set(self, "delayed_ack", bool(self.delayed_ack))
+
+
+@dataclasses.dataclass(frozen=True)
+class Reno(Tahoe):
+    """TCP Reno: fast recovery halves the window instead of slow-starting.
+
+    A second loss in the same window cannot be repaired by Reno's single fast
+    retransmit without a further three duplicate ACKs, which the halved window
+    rarely supplies; the simulator lets such windows time out.  Parameters as
+    :class:`Tahoe`.
+
+    Examples
+    --------
+    >>> Reno(max_window=20).max_window
+    20
+    """
+
+
+@dataclasses.dataclass(frozen=True)
+class NewReno(Tahoe):
+    """TCP NewReno: fast recovery that repairs every loss of the window.
+
+    Parameters
+    ----------
+    sack : bool
+        With selective acknowledgements all holes are retransmitted within one
+        round trip; without, one per round trip (partial ACKs).  Other
+        parameters as :class:`Tahoe`.
+
+    Examples
+    --------
+    >>> NewReno(sack=True).sack
+    True
+    """
+
+    sack: bool = False
+
+    def __post_init__(self):
+        super().__post_init__()
+        _set(self, "sack", bool(self.sack))
+
+
+QUEUES = {"droptail": DropTail, "red": RED, "redi": REDI}
+SENDERS = {"tahoe": Tahoe, "reno": Reno, "newreno": NewReno}
+
+
+@dataclasses.dataclass(frozen=True)
+class Scenario(Result):
+    """N long-lived TCP flows through one bottleneck (Morris 1999, Fig. 3.1-3.2).
+
+    Parameters
+    ----------
+    n_flows : int
+        Number of TCP flows [-].
+    bandwidth : float
+        Bottleneck rate [bit/s].
+    rtt : float
+        Mean round-trip propagation time [s].
+    packet_size : float
+        Packet size [bytes] (576).
+    queue : DropTail, RED, REDI or str
+        Queue discipline at the bottleneck; a name (``"droptail"``, ``"red"``,
+        ``"redi"``) gives its defaults.
+    sender : Tahoe, Reno, NewReno or str
+        TCP variant of every flow; a name gives its defaults.
+    duration : float
+        Simulated time [s] (500, Fig. 3.2).
+    warmup : float
+        Start of the measured interval [s]; statistics cover [warmup, duration].
+    seed : int or None
+        Seed of the single random generator; equal seeds give equal results.
+    rtt_spread : float
+        Relative width of the uniform spread of propagation RTTs [-]: flow RTTs
+        are uniform on rtt * [1 - spread/2, 1 + spread/2].  0.2 reproduces the
+        thesis' 90-110 ms.
+    start_spread : float
+        Flows start uniformly over [0, start_spread] [s] (10 s, ch. 3).
+    access_rate : float or None
+        Rate of each sender's access link [bit/s]; ``None`` is ten times the fair
+        share, 10 bandwidth / n_flows (Fig. 3.2); ``math.inf`` for none.
+    link_loss : float
+        Probability that a packet is lost on the way to the bottleneck,
+        independently of congestion [-].
+    time_step : float or None
+        Fixed step [s]; ``None`` chooses half the smallest propagation RTT.
+        Must not exceed the smallest RTT.
+    trace : bool
+        Record time series (queue, drop rate, windows of ``trace_flows`` flows).
+    trace_interval : float
+        Sampling interval of the traces [s].
+    trace_flows : int
+        Number of flows whose windows are traced.
+
+    Examples
+    --------
+    >>> s = Scenario(n_flows=10, bandwidth=10e6, rtt=0.1, queue=DropTail(buffer=100))
+    >>> s.capacity, s.max_window, s.min_rtt
+    (2170.138..., 113, 0.09)
+    >>> Scenario(n_flows=0, bandwidth=10e6, rtt=0.1)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_flows must be a whole number >= 1, got 0.0
+    """
+
+    n_flows: int
+    bandwidth: float
+    rtt: float
+    packet_size: float = 576.0
+    queue: object = dataclasses.field(default_factory=RED)
+    sender: object = dataclasses.field(default_factory=Tahoe)
+    duration: float = 500.0
+    warmup: float = 20.0
+    seed: int | None = 0
+    rtt_spread: float = 0.2
+    start_spread: float = 10.0
+    access_rate: float | None = None
+    link_loss: float = 0.0
+    time_step: float | None = None
+    trace: bool = False
+    trace_interval: float = 0.1
+    trace_flows: int = 5
+
+    def __post_init__(self):
+        _set(self, "n_flows", int(_checks.whole("n_flows", self.n_flows, minimum=1)))
+        _set(self, "bandwidth", float(_checks.positive("bandwidth", self.bandwidth)))
+        _set(self, "rtt", float(_checks.positive("rtt", self.rtt)))
+        _set(self, "packet_size", float(_checks.positive("packet_size", self.packet_size)))
+        _set(self, "queue", _spec("queue", self.queue, QUEUES))
+        _set(self, "sender", _spec("sender", self.sender, SENDERS))
+        _set(self, "duration", float(_checks.positive("duration", self.duration)))
+        _set(self, "warmup", float(_checks.in_range("warmup", self.warmup, 0, self.duration, high_open=True)))
+        if self.seed is not None:
+            _set(self, "seed", int(_checks.whole("seed", self.seed, minimum=0)))
+        _set(self, "rtt_spread", float(_checks.in_range("rtt_spread", self.rtt_spread, 0, 2, high_open=True)))
+        _set(self, "start_spread", float(_checks.nonnegative("start_spread", self.start_spread)))
+        if self.access_rate is not None:
+            _set(self, "access_rate", float(_checks.positive("access_rate", self.access_rate)))
+        _set(self, "link_loss", float(_checks.in_range("link_loss", self.link_loss, 0, 1, high_open=True)))
+        if self.time_step is not None:
+            dt = float(_checks.positive("time_step", self.time_step))
+            if not dt <= self.min_rtt:
+                raise ValueError(f"time_step must be <= the smallest RTT ({self.min_rtt:g} s), got {dt!r}")
+            _set(self, "time_step", dt)
+        _set(self, "trace", bool(self.trace))
+        _set(self, "trace_interval", float(_checks.positive("trace_interval", self.trace_interval)))
+        _set(self, "trace_flows", int(_checks.whole("trace_flows", self.trace_flows, minimum=0)))
+
+    @property
+    def capacity(self):
+        """Bottleneck rate [packets/s]."""
+        return units.capacity(self.bandwidth, self.packet_size)
+
+    @property
+    def min_rtt(self):
+        """Smallest propagation RTT of any flow [s]."""
+        return self.rtt * (1 - self.rtt_spread / 2)
+
+    @property
+    def max_window(self):
+        """The senders' window cap [packets] (64 KB when the sender leaves it open)."""
+        if self.sender.max_window is not None:
+            return self.sender.max_window
+        return max(1, int(65536 // self.packet_size))
+
+    @property
+    def step(self):
+        """The time step the engine uses [s]."""
+        return self.time_step if self.time_step is not None else self.min_rtt / 2
+
+    @property
+    def flow_access_rate(self):
+        """Per-flow access link rate [bit/s] (possibly ``inf``)."""
+        if self.access_rate is not None:
+            return self.access_rate
+        return 10 * self.bandwidth / self.n_flows
+
+
+def _spec(name, value, table):
+    if isinstance(value, str):
+        return table[_checks.choice(name, value, tuple(table))]()
+    if not isinstance(value, tuple(table.values())):
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, table))} or their spec objects; got {value!r}")
+    return value

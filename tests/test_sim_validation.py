@@ -1,0 +1,197 @@
+"""The simulator against Morris (1999) and against packet-level (ns-3) measurements.
+
+Issue 4's validation items 1-3 (item 5, the invariants, is in test_sim.py).
+Every test here simulates minutes of traffic, so all are marked slow; CI runs
+them.  Nothing in the simulator is tuned to these numbers: its behaviour comes
+from the TCP and RED mechanisms (see tcpmodels/sim/engine.py).
+"""
+
+import csv
+import math
+import pathlib
+import warnings
+
+import numpy as np
+import pytest
+
+from tcpmodels import TCPModelsWarning, droptail, red, sim, tcp, units
+
+pytestmark = pytest.mark.slow
+
+REFERENCE = pathlib.Path(__file__).resolve().parents[2] / "shared" / "reference" / "ns3_red_10ms.csv"
+if not REFERENCE.exists():  # the reference lives beside the repository in the shared workspace
+    REFERENCE = pathlib.Path("/work/shared/reference/ns3_red_10ms.csv")
+
+
+# ---------------------------------------------------------------- item 1: one Tahoe flow, random loss
+LOSSES = [0.001, 0.005, 0.01, 0.02, 0.05]
+
+
+def _single_flow(sender, loss, seeds=8):
+    # One flow, uniform random loss, no congestion: a 100 Mbit/s link with a
+    # buffer it never fills and an uncapped access link, so every loss is the
+    # link's; 8 seeds as one batch average out the run-to-run spread.
+    s = sim.Scenario(n_flows=1, bandwidth=100e6, rtt=0.1, rtt_spread=0.0, access_rate=math.inf,
+                     queue=sim.DropTail(buffer=10_000), sender=sender, link_loss=loss,
+                     duration=1000.0 if loss < 0.005 else 300.0, warmup=20.0)
+    runs = sim.simulate(s, seeds=range(seeds))
+    return (np.mean([r.loss_rate for r in runs]), np.mean([r.window for r in runs]),
+            np.mean([r.timeouts_per_packet for r in runs]))
+
+
+@pytest.fixture(scope="module")
+def tahoe():
+    return {loss: _single_flow(sim.Tahoe(max_window=10_000), loss) for loss in LOSSES}
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_tahoe_window_tracks_eq_5_2(tahoe, loss):
+    # Morris Fig. 5.1: the simulated window sits on Eq. 5.2 (Eq. 5.1 minus the
+    # whole-packet and delayed-ACK corrections).  20 % is the issue's bound;
+    # measured: +0 %, -6 %, -9 %, -10 %, +3 % for l = 0.001 ... 0.05.
+    measured_loss, window, _ = tahoe[loss]
+    assert measured_loss == pytest.approx(loss, rel=0.1)  # the link loss is what the flow sees
+    assert window == pytest.approx(tcp.effective_window(measured_loss), rel=0.2)
+
+
+@pytest.mark.parametrize("loss", [0.02, 0.05])
+def test_tahoe_timeouts_follow_eq_5_3_within_factor_2(tahoe, loss):
+    # Eq. 5.3 counts a time-out whenever another loss falls within 13 packets.
+    # Measured o / Eq. 5.3: 0.52 at l = 0.02, 0.86 at l = 0.05.
+    measured_loss, _, timeouts = tahoe[loss]
+    ratio = timeouts / tcp.timeout_rate(measured_loss)
+    assert 0.5 <= ratio <= 2.0
+
+
+@pytest.mark.parametrize("loss", [0.005, 0.01])
+def test_tahoe_timeouts_below_eq_5_3_at_low_loss(tahoe, loss):
+    # NOT within the issue's factor 2: at l = 0.005 and 0.01 the simulated
+    # Tahoe times out 2.6-2.9x less often than Eq. 5.3 (ratios 0.35, 0.38).
+    # The mechanism only times out when fewer than 3 packets follow a loss in
+    # its window, i.e. for losses during the ~7 packets of slow start after a
+    # fast retransmit (cwnd < 4); Eq. 5.3's empirical spacing of 13 counts a
+    # window of 13 packets, which only the thesis' own simulator supports.
+    # This records the gap (and fails if it widens or closes without notice).
+    measured_loss, _, timeouts = tahoe[loss]
+    ratio = timeouts / tcp.timeout_rate(measured_loss)
+    assert 0.2 <= ratio < 0.5
+
+
+@pytest.mark.parametrize("sender", [sim.Reno(max_window=10_000), sim.NewReno(max_window=10_000)], ids=["reno", "newreno"])
+def test_reno_and_newreno_beside_tahoe(tahoe, sender):
+    # Random (not periodic) losses: Reno and NewReno keep their halved window
+    # instead of slow-starting, so they sit above Tahoe and above Eq. 5.2
+    # (measured +8 % ... +26 % for Reno, +6 % ... +17 % for NewReno), i.e. the
+    # constant 0.87 grows for them.  Reno times out on a second loss in a
+    # window (o / Eq. 5.3 = 0.8-1.1 for l >= 0.005); NewReno repairs those and
+    # times out least (0.1-0.7).
+    for loss in (0.005, 0.02, 0.05):
+        measured_loss, window, timeouts = _single_flow(sender, loss, seeds=4)
+        assert window >= tahoe[loss][1]
+        assert window == pytest.approx(tcp.effective_window(measured_loss), rel=0.3)
+        assert timeouts <= 2 * tcp.timeout_rate(measured_loss)
+
+
+# ---------------------------------------------------------------- item 2: drop-tail, Eq. 5.6
+@pytest.mark.parametrize("n_flows", [20, 40, 70, 100, 150])
+def test_droptail_loss_within_factor_2_of_eq_5_6(n_flows):
+    # Morris section 5.2: 500-packet buffer, 10 Mbit/s, ~10 ms RTT, Tahoe.
+    # Measured sim / Eq. 5.6: 1.74, 1.48, 1.21, 0.97, 0.84 (overflow drops
+    # several packets per event, pushing small N above the formula; at large N
+    # time-outs pull it below, as the thesis says).
+    s = sim.Scenario(n_flows=n_flows, bandwidth=10e6, rtt=0.01, rtt_spread=0.4, queue=sim.DropTail(buffer=500),
+                     sender=sim.Tahoe(), duration=120.0, warmup=20.0)
+    r = sim.simulate(s)
+    with warnings.catch_warnings():
+        # Eq. 5.6 warns (rightly) at 150 flows that it over-estimates there.
+        warnings.simplefilter("ignore", TCPModelsWarning)
+        predicted = droptail.loss_rate(n_flows, 500)
+    assert 0.5 <= r.loss_rate / predicted <= 2.0
+    assert r.utilization > 0.99 and r.queue > 400  # the buffer stays mostly full (Fig. 5.5)
+
+
+# ---------------------------------------------------------------- item 3: RED vs ns-3
+def _reference_rows():
+    with open(REFERENCE) as f:
+        rows = [r for r in csv.DictReader(f) if r["wait"] == "0"]  # F&J count-based spacing
+    out = {}
+    for r in rows:
+        key = (int(r["flows"]), float(r["max_th"]), float(r["max_p"]))
+        out[key] = {k: float(r[k]) for k in ("drop_rate", "avg_queue", "timeouts_per_packet", "avg_cwnd")}
+    return out
+
+
+ROWS = _reference_rows()
+
+
+def _red_scenario(n_flows, max_th, max_p):
+    # The reference's set-up, taken from its README (not fitted): NewReno with
+    # SACK, RTO = max(1 s, SRTT + max(0.5 s, 4 RTTVAR)), delayed ACKs, initial
+    # window 1, 64 KB window, RTT uniform on 8-12 ms, access links at
+    # max(10 x bottleneck / N, 1 Mbit/s), starts over 10 s, stats over [20, 200] s.
+    return sim.Scenario(n_flows=n_flows, bandwidth=10e6, rtt=0.01, rtt_spread=0.4, packet_size=576,
+                        queue=sim.RED(min_th=5, max_th=max_th, max_p=max_p, weight=0.002),
+                        sender=sim.NewReno(sack=True), access_rate=max(10 * 10e6 / n_flows, 1e6),
+                        start_spread=10.0, duration=200.0, warmup=20.0, seed=1)
+
+
+@pytest.fixture(scope="module")
+def red_runs():
+    keys = sorted(ROWS)
+    batch = [k for k in keys if k[0] == 100]  # same flow count: one array computation
+    out = dict(zip(batch, sim.simulate([_red_scenario(*k) for k in batch])))
+    for k in keys:
+        if k not in out:
+            out[k] = sim.simulate(_red_scenario(*k))
+    return out
+
+
+@pytest.mark.parametrize("key", sorted(ROWS), ids=lambda k: f"N{k[0]}-maxth{k[1]:g}-maxp{k[2]:g}")
+def test_red_matches_packet_level_reference(red_runs, key):
+    # Issue 4 item 3: within 35 % of ns-3 for loss and average queue over the
+    # whole reference range.  Measured errors (loss / queue), N sweep 10-300:
+    # +11/+14, +14/+14, +12/+14, +10/+11, +8/+8, -1/+2, -12/-1, -20/-1 %;
+    # max_p 0.005-0.08: +28/+2, +18/+6, +8/+8, -2/-1, -15/-14 %;
+    # max_th 100-2000: -25/-9, -7/-2, +8/+8, +9/+9, +10/+10 %.
+    # All within 35 %; 16 of 18 rows within 20 % for loss, all for the queue.
+    r, ref = red_runs[key], ROWS[key]
+    assert r.loss_rate == pytest.approx(ref["drop_rate"], rel=0.35)
+    assert r.queue == pytest.approx(ref["avg_queue"], rel=0.35)
+    assert r.utilization > 0.99  # the reference link is always busy
+
+
+def test_red_windows_match_reference(red_runs):
+    # Not asked by the issue, but it shows the sender: the simulated average
+    # window is within 10 % of ns-3's on every row.
+    for key, r in red_runs.items():
+        assert r.window == pytest.approx(ROWS[key]["avg_cwnd"], rel=0.1), key
+
+
+def test_red_timeouts_exceed_reference(red_runs):
+    # Recorded discrepancy: the simulator times out 2-6x more often per packet
+    # than ns-3 (e.g. N = 100: 0.0052 vs 0.0008).  Its windows match ns-3's, so
+    # the extra time-outs come from losses at windows below 4 packets, which
+    # the dup-ACK mechanism cannot repair; ns-3's SACK sender evidently
+    # recovers some of those.  Loss and queue stay within the bounds above.
+    ratios = [r.timeouts_per_packet / ROWS[k]["timeouts_per_packet"] for k, r in red_runs.items()]
+    assert 1.0 < np.median(ratios) < 8.0
+
+
+def test_red_formulas_against_reference():
+    # What a user should trust where (issue 4 item 3): P1 (Eq. 5.12/5.13),
+    # P2 (Eq. 5.14) and P3 against the ns-3 rows.  Loss error, N = 10 ... 300:
+    #   P1  +40 +35 +32 +33 +34 +26  -3 -31 %   (ignores wire storage and time-outs)
+    #   P2   -5 -15 -26 -34 -39 -48 -63 -76 %   (the 13-packet time-out term too strong)
+    #   P3  +11 +13 +13 +13 +13  +5  -5 -17 %
+    # max_p 0.005 ... 0.08:  P1 -34 +23 +34 +42 +56, P2 -57 -32 -39 -47 -54, P3 -7 +11 +13 +10 +4 %.
+    # max_th 100 ... 2000:   P1 +18 +28 +34 +24 +18, P2 -68 -52 -39 -32 -24, P3 -4 +8 +13 +11 +9 %.
+    cap = units.capacity(10e6, 576)
+    for (n, max_th, max_p), ref in ROWS.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TCPModelsWarning)
+            p1, p2, p3 = (red.equilibrium(n, max_th, max_p, model=m, rtt=0.01, capacity=cap).loss_rate
+                          for m in ("P1", "P2", "P3"))
+        assert p2 < ref["drop_rate"]  # P2 always under-estimates
+        assert p3 == pytest.approx(ref["drop_rate"], rel=0.2)
+        if n <= 150 and max_p >= 0.01:
+            assert p1 > ref["drop_rate"]  # P1 over-estimates until time-outs dominate
