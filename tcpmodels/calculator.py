@@ -23,12 +23,18 @@ I. Keslassy, N. McKeown, "Sizing router buffers", SIGCOMM 2004.
 """
 
 import dataclasses
+import inspect
 import math
 import warnings
 
+try:  # Python >= 3.11
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10: pyproject requires tomli there
+    import tomli as tomllib
+
 import numpy as np
 
-from . import _checks, droptail, fpq, hstcp, red, tcp, units
+from . import _checks, droptail, fpq, hstcp, red, sim, tcp, units
 from ._results import Result
 
 __all__ = [
@@ -55,6 +61,7 @@ __all__ = [
     "DropTailSizing",
     "HSTCPRow",
     "HSTCPTable",
+    "Simulation",
     "Example",
     "link",
     "predict",
@@ -66,6 +73,8 @@ __all__ = [
     "fpq_setting",
     "droptail_sizing",
     "hstcp_table",
+    "load_scenario",
+    "simulate",
     "example",
     "jsonable",
 ]
@@ -468,6 +477,32 @@ class HSTCPTable(Result):
 
 
 @dataclasses.dataclass(frozen=True)
+class Simulation(Result):
+    """A simulated scenario beside the formula's prediction for it.
+
+    Attributes
+    ----------
+    scenario : tcpmodels.sim.Scenario
+    result : tcpmodels.sim.SimResult
+    link : Link
+    model : str or None
+        What predicts the run: ``"P3"`` (etc.) for RED, ``"Eq. 5.6"`` for
+        drop-tail, None for other queues (no closed form here).
+    predicted_loss : float or None
+        Predicted loss rate.
+    prediction : Prediction or None
+        The full RED prediction (queue, delay, time-outs, window); None otherwise.
+    """
+
+    scenario: object
+    result: object
+    link: Link
+    model: object
+    predicted_loss: object
+    prediction: object
+
+
+@dataclasses.dataclass(frozen=True)
 class Example(Result):
     """The worked example on one link: drop-tail, RED and FPQ for the same flows.
 
@@ -661,8 +696,9 @@ def tc_red(min_th, max_th, max_p, packet_size, bandwidth, *, limit=None, dev="DE
     Examples
     --------
     >>> t = tc_red(5, 500, 0.02, 576, 10e6)
-    >>> print(t.command)
-    tc qdisc add dev DEV root red limit 1152000 min 2880 max 288000 avpkt 576 burst 170 probability 0.02 bandwidth 10mbit
+    >>> print(t.command)        # doctest: +NORMALIZE_WHITESPACE
+    tc qdisc add dev DEV root red limit 1152000 min 2880 max 288000 avpkt 576 burst 170
+    probability 0.02 bandwidth 10mbit
     >>> t.ewma_log
     12
     """
@@ -675,7 +711,8 @@ def tc_red(min_th, max_th, max_p, packet_size, bandwidth, *, limit=None, dev="DE
     if lim < hi:
         raise ValueError(f"limit ({lim} bytes) must be at least max ({hi} bytes)")
     if lim >= 2**32:
-        raise ValueError(f"limit ({lim} bytes) does not fit tc's 32-bit byte counts")
+        raise ValueError(f"limit ({lim} bytes) does not fit tc's 32-bit byte counts: give a smaller limit "
+                         "or size for fewer flows")
     burst = (2 * lo + hi) // (3 * avpkt)
     wlog = tc_ewma_log(lo, burst, avpkt)
     notes = []
@@ -930,7 +967,7 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
     sizes = np.array([first, lk.bdp, lk.bdp / math.sqrt(n)])
     loss = np.broadcast_to(droptail.loss_rate(n, sizes, policy=policy, bdp=lk.bdp), sizes.shape)
     rules = tuple(BufferRule(r, float(b), float(b * lk.packet_size), float(b / lk.capacity), float(p),
-                             float(b / n)) for r, b, p in zip(names, sizes, loss))
+                             float(b / n)) for r, b, p in zip(names, sizes, loss, strict=True))
     return DropTailSizing(lk, n, policy, loss_rate, rules)
 
 
@@ -973,6 +1010,144 @@ def hstcp_table(window=None, loss_rate=None, *, points=10, kind="formula"):
     columns = (windows, hstcp.loss_rate(windows), hstcp.a(windows, kind=kind), hstcp.b(windows, kind=kind))
     rows = tuple(HSTCPRow(*(float(c[i]) for c in columns)) for i in range(windows.size))
     return HSTCPTable(kind, rows)
+
+
+# Scenario-file fields written with tc units, by what they measure.
+_RATE_FIELDS = {"bandwidth", "access_rate"}
+_TIME_FIELDS = {"rtt", "duration", "warmup", "time_step", "trace_interval", "start_spread", "min_rto",
+                "granularity", "max_rto", "t_clear"}
+_SIZE_FIELDS = {"packet_size"}
+_PACKET_FIELDS = {"buffer", "min_th", "max_th", "max_window"}
+
+
+def _sim_classes():
+    """Queue and sender classes of :mod:`tcpmodels.sim`, keyed by lower-case name without - or _."""
+    return {name.lower(): obj for name, obj in vars(sim).items()
+            if name in sim.__all__ and inspect.isclass(obj) and dataclasses.is_dataclass(obj)
+            and obj not in (sim.Scenario, sim.SimResult)}
+
+
+def _key(name):
+    return name.lower().replace("-", "").replace("_", "")
+
+
+def _fields(cls):
+    return [f.name for f in dataclasses.fields(cls) if f.init]
+
+
+def _value(where, key, value, packet_size):
+    """One scenario value in SI units; strings may carry tc units."""
+    if not isinstance(value, str):
+        return value
+    label = f"{where}{key}"
+    if key in _RATE_FIELDS:
+        return units.parse_rate(value, label)
+    if key in _TIME_FIELDS:
+        return units.parse_time(value, label)
+    if key in _SIZE_FIELDS:
+        return units.parse_size(value, label)
+    if key in _PACKET_FIELDS:
+        return units.parse_buffer(value, packet_size, label)
+    return value
+
+
+def _checked(where, table, allowed):
+    unknown = sorted(set(table) - set(allowed))
+    if unknown:
+        raise ValueError(f"{where}unknown field {unknown[0]!r}; expected one of {', '.join(allowed)}")
+
+
+def _component(where, name, spec, packet_size):
+    """A ``[queue]`` or ``[sender]`` table (or a plain name) -> a sim object."""
+    if isinstance(spec, str):
+        return spec
+    if not isinstance(spec, dict) or "type" not in spec:
+        raise ValueError(f"{where}{name}: expected a name or a table with a 'type' key, got {spec!r}")
+    classes = _sim_classes()
+    kind = spec["type"]
+    cls = classes.get(_key(kind)) if isinstance(kind, str) else None
+    if cls is None:
+        raise ValueError(f"{where}{name}.type: unknown {kind!r}; expected one of "
+                         f"{', '.join(c.__name__ for c in classes.values())}")
+    options = {k: v for k, v in spec.items() if k != "type"}
+    _checked(f"{where}[{name}] ", options, _fields(cls))
+    return cls(**{k: _value(f"{where}[{name}] ", k, v, packet_size) for k, v in options.items()})
+
+
+def load_scenario(path):
+    """Read a scenario file (TOML) into a :class:`tcpmodels.sim.Scenario`.
+
+    Top-level keys are the fields of ``Scenario``; ``[queue]`` and
+    ``[sender]`` are tables whose ``type`` names a class of
+    :mod:`tcpmodels.sim` (case-insensitive) and whose other keys are its
+    fields.  Rates, times, sizes and buffers may be strings with tc units
+    (``"10mbit"``, ``"100ms"``, ``"576b"``, ``"64kb"``); numbers are SI
+    (bit/s, s, bytes; buffers and thresholds in packets).  See docs/cli.md.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The scenario file.
+
+    Returns
+    -------
+    tcpmodels.sim.Scenario
+
+    Raises
+    ------
+    ValueError
+        Unreadable file, invalid TOML, an unknown field or type, a bad value;
+        the message starts with the file name and names the field.
+    """
+    where = f"{path}: "
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as error:
+        raise ValueError(f"{where}cannot read the scenario file ({error.strerror})") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"{where}not valid TOML: {error}") from None
+    _checked(where, data, _fields(sim.Scenario))
+    default_size = {f.name: f.default for f in dataclasses.fields(sim.Scenario)}["packet_size"]
+    size = _value(where, "packet_size", data.get("packet_size", default_size), None)
+    kwargs = {k: _component(where, k, v, size) if k in ("queue", "sender") else _value(where, k, v, size)
+              for k, v in data.items()}
+    try:
+        return sim.Scenario(**kwargs)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{where}{error}") from None
+
+
+def simulate(scenario, *, trace=None):
+    """Run the fluid simulator and set the formula's prediction beside its result.
+
+    Parameters
+    ----------
+    scenario : tcpmodels.sim.Scenario or str or os.PathLike
+        A scenario, or a scenario file for :func:`load_scenario`.
+    trace : bool, optional
+        Override the scenario's ``trace`` (time series for plots).
+
+    Returns
+    -------
+    Simulation
+        With the RED equilibrium (:data:`DEFAULT_MODEL`) predicted for a plain
+        RED queue and Eq. 5.6 (packets on the wire counted) for drop-tail.
+    """
+    if not isinstance(scenario, sim.Scenario):
+        scenario = load_scenario(scenario)
+    if trace is not None:
+        scenario = dataclasses.replace(scenario, trace=bool(trace))
+    result = sim.simulate(scenario)
+    lk = link(scenario.bandwidth, scenario.rtt, scenario.packet_size)
+    queue, sender = scenario.queue, type(scenario.sender).__name__.lower()
+    model = loss = prediction = None
+    if type(queue) is sim.RED and not queue.gentle and sender in SENDERS:
+        prediction = predict(lk, scenario.n_flows, queue.min_th, queue.max_th, queue.max_p, sender=sender)[0]
+        model, loss = DEFAULT_MODEL, prediction.loss_rate
+    elif type(queue) is sim.DropTail:
+        model, loss = "Eq. 5.6", float(droptail.loss_rate(scenario.n_flows, queue.buffer, bdp=lk.bdp))
+    return Simulation(scenario, result, lk, model, loss, prediction)
 
 
 def example(bandwidth=10e6, rtt=0.1, n_flows=300, loss_rate=0.02, packet_size=DEFAULT_PACKET_SIZE):
@@ -1023,7 +1198,10 @@ def jsonable(value):
     [0.5, [0, 1]]
     """
     if isinstance(value, Result):
-        return {key: jsonable(item) for key, item in value.to_dict().items()}
+        out = {key: jsonable(item) for key, item in value.to_dict().items()}
+        if type(value) in _sim_classes().values():  # a queue or sender: name it as scenario files do
+            out = {"type": type(value).__name__, **out}
+        return out
     if isinstance(value, dict):
         return {str(key): jsonable(item) for key, item in value.items()}
     if isinstance(value, (tuple, list)):

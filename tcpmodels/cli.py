@@ -183,6 +183,14 @@ def build_parser():
                    help="form of a(w), b(w): the RFC's formula, monotone (a >= 1), the RFC's "
                         "Appendix B table, or Linux's table (default: formula)")
     _json_option(p)
+
+    p = commands.add_parser("simulate", help="run the fluid simulator on a scenario file (TOML)",
+                            description="Run tcpmodels.sim on a scenario file (format: docs/cli.md; "
+                                        "examples in examples/) and print its summary beside the "
+                                        "formula's prediction.")
+    p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
+    p.add_argument("--plot", metavar="PNG", help="also write queue and drop rate over time to this PNG")
+    _json_option(p)
     return parser
 
 
@@ -212,8 +220,13 @@ def _pct(x):
     return f"{100 * x:.3g} %"
 
 
+def _num(x):
+    """Three significant figures, without exponents for large numbers."""
+    return f"{x:.0f}" if abs(x) >= 100 else f"{x:.3g}"
+
+
 def _ms(seconds):
-    return f"{1000 * seconds:.0f} ms"
+    return f"{_num(1000 * seconds)} ms"
 
 
 def _link_line(lk):
@@ -222,8 +235,8 @@ def _link_line(lk):
 
 
 def _table(header, rows):
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
-    return "\n".join("  " + "  ".join(str(c).rjust(w) for c, w in zip(line, widths))
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
+    return "\n".join("  " + "  ".join(str(c).rjust(w) for c, w in zip(line, widths, strict=True))
                      for line in [header, *rows])
 
 
@@ -269,8 +282,8 @@ def _text_red(s):
            f"  max_th  {s.max_th:8g} packets ({s.tc.max} bytes)",
            f"  max_p   {s.max_p:8.4g}", ""]
     out += _prediction_lines(s.prediction, s.model, s.sender)
-    rows = [(p.n_flows, f"{100 * p.loss_rate:.2f}", f"{p.queue:.0f}", f"{1000 * p.delay:.0f}",
-             f"{p.queue_per_flow:.1f}", f"{p.timeouts_per_packet:.2g}", f"{100 * p.timeout_fraction:.1f}",
+    rows = [(p.n_flows, f"{100 * p.loss_rate:.3g}", f"{p.queue:.0f}", _num(1000 * p.delay),
+             f"{p.queue_per_flow:.1f}", f"{p.timeouts_per_packet:.2g}", _num(100 * p.timeout_fraction),
              p.status) for p in s.sweep]
     out += ["", "The same setting from N/4 to 4N flows (where it breaks):",
             _table(("flows", "loss %", "queue", "delay ms", "pkt/flow", "TO/pkt", "in TO %", "status"), rows),
@@ -290,7 +303,7 @@ def _text_fpq(s):
            f"at least {calculator.T_CLEAR_MIN:g} s, section 6.5)",
            f"  queue memory  {s.buffer} packets = {s.buffer_bytes} bytes (max_th at {s.max_flows} flows)", "",
            "Targets (Fig. 6.2) and the RED settings FPQ applies (Fig. 6.4):"]
-    rows = [(r.n_flows, f"{r.queue:.0f}", f"{100 * r.loss_rate:.3g}", f"{1000 * r.delay:.0f}",
+    rows = [(r.n_flows, f"{r.queue:.0f}", f"{100 * r.loss_rate:.3g}", _num(1000 * r.delay),
              f"{r.queue_per_flow:.1f}", f"{r.min_th:g}", f"{r.max_th:.0f}", f"{r.max_p:.3g}") for r in s.rows]
     out.append(_table(("flows", "queue", "loss %", "delay ms", "pkt/flow", "min_th", "max_th", "max_p"), rows))
     out += _settings_lines(s.tc, s.ns3, s.limitations)
@@ -305,7 +318,7 @@ _RULE_NAMES = {"given": "given buffer", "target-loss": "for the target loss", "b
 
 def _text_droptail(s):
     eq = "Eq. 5.6" if s.policy == "droptail" else "Eq. 5.7"
-    rows = [(_RULE_NAMES[r.rule], f"{r.buffer:.0f}", f"{r.buffer_bytes:.0f}", f"{1000 * r.max_delay:.0f}",
+    rows = [(_RULE_NAMES[r.rule], f"{r.buffer:.0f}", f"{r.buffer_bytes:.0f}", _num(1000 * r.max_delay),
              f"{100 * r.loss_rate:.3g}", f"{r.queue_per_flow:.2f}") for r in s.rules]
     return "\n".join([f"{s.policy} buffer for {s.n_flows} flows on a {_link_line(s.link)}",
                       f"Loss predicted by Morris 1999, {eq}; three buffer rules side by side:", "",
@@ -379,7 +392,8 @@ def _run_droptail(args):
 
 
 def _text_hstcp(t):
-    rows = [(f"{r.window:.{1 if r.window < 100 else 0}f}", f"{r.loss_rate:.3g}", f"{r.a:.3g}", f"{r.b:.3g}") for r in t.rows]
+    rows = [(f"{r.window:.{1 if r.window < 100 else 0}f}", f"{r.loss_rate:.3g}", f"{r.a:.3g}", f"{r.b:.3g}")
+            for r in t.rows]
     return "\n".join([f"HighSpeed TCP (RFC 3649), a(w) and b(w) as {t.kind}:",
                       "  loss p(w): the response function (Standard TCP's (1.2/w)^2 below ~38 packets)", "",
                       _table(("window", "loss p(w)", "a(w)", "b(w)"), rows)])
@@ -392,8 +406,64 @@ def _run_hstcp(args):
                                   kind=args.kind), _text_hstcp
 
 
+def _text_simulate(s):
+    sc, r, lk, p = s.scenario, s.result, s.link, s.prediction
+    settings = ", ".join(f"{k} {v:g}" for k, v in sc.queue.to_dict().items()
+                         if isinstance(v, (int, float)) and not isinstance(v, bool))
+
+    def row(name, value, guess="-", unit=""):
+        extra = f"{guess:>20}" if s.model else ""
+        return f"  {name:<22}{value:>12}{extra}{unit}"
+
+    def predicted(fmt, field):
+        return fmt(getattr(p, field)) if p is not None else "-"
+
+    return "\n".join([
+        f"Simulated {sc.n_flows} {type(sc.sender).__name__} flows through {type(sc.queue).__name__} ({settings})",
+        f"on a {_link_line(lk)}; {sc.duration:g} s, measured after {sc.warmup:g} s, seed {sc.seed}.", "",
+        row("", "simulated", f"predicted {s.model}"),
+        row("loss rate", _pct(r.loss_rate), _pct(s.predicted_loss) if s.model else "-"),
+        row("average queue", f"{r.queue:.0f}", predicted("{:.0f}".format, "queue"), "  packets"),
+        row("queueing delay", _ms(r.queue / lk.capacity), predicted(_ms, "delay")),
+        row("utilization", _pct(r.utilization)),
+        row("time-outs per packet", f"{r.timeouts_per_packet:.2g}", predicted("{:.2g}".format, "timeouts_per_packet")),
+        row("time in time-out", _pct(r.timeout_fraction), predicted(_pct, "timeout_fraction")),
+        row("average window", f"{r.window:.1f}", predicted("{:.1f}".format, "window"), "  packets"),
+        row("Jain index", f"{r.jain_index:.3f}"),
+        f"  goodput per flow: mean {r.goodput.mean():.1f}, min {r.goodput.min():.1f}, "
+        f"max {r.goodput.max():.1f} packets/s"])
+
+
+def _plot(simulation, path):
+    """Write queue and drop rate over time to a PNG (matplotlib, imported only here)."""
+    from matplotlib.figure import Figure
+
+    trace = simulation.result.trace
+    fig = Figure(figsize=(8, 5), layout="constrained")
+    top, bottom = fig.subplots(2, 1, sharex=True)
+    top.plot(trace["time"], trace["queue"])
+    top.set_ylabel("queue [packets]")
+    bottom.plot(trace["time"], 100 * trace["loss_rate"])
+    bottom.set_ylabel("drop rate [%]")
+    bottom.set_xlabel("time [s] (statistics from the dashed line on)")
+    for axes in (top, bottom):
+        axes.axvline(simulation.scenario.warmup, color="grey", linestyle="--", linewidth=1)
+    top.set_title(f"{simulation.scenario.n_flows} flows, {type(simulation.scenario.queue).__name__}")
+    try:
+        fig.savefig(path)
+    except OSError as error:
+        raise ValueError(f"--plot: cannot write {path} ({error.strerror})") from None
+
+
+def _run_simulate(args):
+    result = calculator.simulate(args.scenario, trace=True if args.plot else None)
+    if args.plot:
+        _plot(result, args.plot)
+    return result, _text_simulate
+
+
 _COMMANDS = {"example": _run_example, "red": _run_red, "fpq": _run_fpq, "droptail": _run_droptail,
-             "hstcp": _run_hstcp}
+             "hstcp": _run_hstcp, "simulate": _run_simulate}
 
 
 def _glue_negatives(argv):
@@ -435,7 +505,7 @@ def main(argv=None):
     ----------
     argv : list of str, optional
         Arguments after the program name; ``sys.argv[1:]`` by default.  No
-        arguments means ``example``.
+        command (no arguments, or options only) means ``example``.
 
     Returns
     -------
@@ -449,8 +519,8 @@ def main(argv=None):
     2
     """
     argv = _glue_negatives(list(sys.argv[1:] if argv is None else argv))
-    if not argv:
-        argv = ["example"]
+    if not argv or (argv[0].startswith("--") and argv[0] not in ("--help", "--version")):
+        argv = ["example", *argv]  # `tcpmodels`, `tcpmodels --json`, `tcpmodels --flows 1000`
     parser = build_parser()
     try:
         split = _split_unit(argv)
@@ -469,7 +539,9 @@ def main(argv=None):
         print(error, file=sys.stderr)
         return 2
     except (ValueError, ConvergenceError) as error:
-        print(f"tcpmodels {args.command}: {_translate(str(error))}", file=sys.stderr)
+        # A scenario file's messages name its fields, not options.
+        message = str(error) if args.command == "simulate" else _translate(str(error))
+        print(f"tcpmodels {args.command}: {message}", file=sys.stderr)
         return 2
     # The models' own warnings (inputs where a law is known to be inaccurate) reach the user;
     # numpy's floating-point chatter from inside solvers does not.

@@ -314,7 +314,7 @@ def parse_size(text, option="--packet-size"):
     >>> parse_size("64kg")
     Traceback (most recent call last):
     ...
-    ValueError: --packet-size: unknown unit 'kg' in '64kg'; expected a size such as 1500b (units: b, k, kb, m, mb, g, gb, kbit, mbit, gbit)
+    ValueError: --packet-size: unknown unit 'kg' in '64kg'; expected a size such as 1500b (units: b, k, ...)
     """
     return _scaled(text, option, SIZE_UNITS, "a size", "1500b")
 

@@ -2,13 +2,15 @@
 
 import json
 import math
+import pathlib
 
 import numpy as np
 import pytest
 
-from tcpmodels import TCPModelsWarning, calculator, droptail, fpq, hstcp, red, tcp, units
+from tcpmodels import TCPModelsWarning, calculator, droptail, fpq, hstcp, red, sim, tcp, units
 
 STANDARD = dict(bandwidth=10e6, rtt=0.1)  # Morris (1999), Fig. 3.2, with 576-byte packets
+EXAMPLES = pathlib.Path(__file__).parents[1] / "examples"
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +117,17 @@ def test_red_sweep_spans_a_quarter_to_four_times_and_finds_the_break(standard_re
     assert s.prediction.status == "ok"
     lo, hi = s.ok_range
     assert lo <= 300 <= hi
+
+
+@pytest.mark.parametrize("n_flows, max_th, max_p, status", [
+    (300, 1000, 0.5, "time-outs"),          # max_p far too high: 12 % loss, 0.4 packets per flow queued
+    (10, 2000, 0.001, "excess queue"),      # max_p far too low: 29 packets per flow queued
+    (1200, 2156, 0.015, "forced drops"),    # 4x the design load: the average queue reaches max_th
+    (300, 2156, 0.015, "ok"),
+])
+def test_status_says_how_a_setting_breaks(n_flows, max_th, max_p, status):
+    p, = calculator.predict(calculator.link(10e6, 0.1), n_flows, 5, max_th, max_p)
+    assert p.status == status
 
 
 def test_red_renderings_use_the_same_numbers(standard_red):
@@ -225,3 +238,77 @@ def test_example_and_json():
     assert e.fpq.n_flows == 300 and e.fpq.queue == pytest.approx(1500)     # 5 packets per flow
     text = json.dumps(calculator.jsonable(e), allow_nan=False)
     assert json.loads(text)["red"]["tc"]["command"].startswith("tc qdisc add dev DEV root red")
+
+
+# ----------------------------------------------------------------------------- scenario files
+
+TINY = """
+n_flows = 10
+bandwidth = "10mbit"
+rtt = "100ms"
+duration = "20s"
+warmup = "5s"
+seed = 3
+
+[queue]
+type = "red"
+max_th = "124416b"   # 216 packets of 576 bytes
+max_p = 0.02
+
+[sender]
+type = "new-reno"
+"""
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    path = tmp_path / "tiny.toml"
+    path.write_text(TINY)
+    return path
+
+
+def test_load_scenario_reads_tc_units_and_types(tiny):
+    s = calculator.load_scenario(tiny)
+    assert (s.n_flows, s.bandwidth, s.rtt, s.duration, s.warmup, s.seed) == (10, 10e6, 0.1, 20.0, 5.0, 3)
+    assert type(s.queue) is sim.RED and s.queue.max_th == 216 and s.queue.max_p == 0.02
+    assert type(s.sender) is sim.NewReno
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.name)
+def test_every_example_file_loads(path):
+    assert isinstance(calculator.load_scenario(path), sim.Scenario)
+
+
+@pytest.mark.parametrize("text, match", [
+    ("n_flows = ", "not valid TOML"),
+    ("n_flows = 10\nbandwith = '10mbit'\nrtt = 0.1", "unknown field 'bandwith'"),
+    ("n_flows = 10\nbandwidth = 1e7\nrtt = 0.1\n[queue]\ntype = 'RED'\nmaxth = 5", r"\[queue\] unknown field 'maxth'"),
+    ("n_flows = 10\nbandwidth = 1e7\nrtt = 0.1\n[queue]\ntype = 'WFQ'", "queue.type: unknown 'WFQ'"),
+    ("n_flows = 10\nbandwidth = 1e7\nrtt = 0.1\n[queue]\nbuffer = 5", "queue: expected a name or a table"),
+    ("n_flows = 10\nbandwidth = '10 mbit'\nrtt = 0.1", "bandwidth: write the number and its unit"),
+    ("n_flows = 10\nbandwidth = 1e7\nrtt = '-5ms'", "rtt: expected a time > 0"),
+    ("n_flows = 0\nbandwidth = 1e7\nrtt = 0.1", "n_flows"),
+    ("bandwidth = 1e7\nrtt = 0.1", "n_flows"),
+])
+def test_bad_scenario_files_name_file_and_field(tmp_path, text, match):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=match) as info:
+        calculator.load_scenario(path)
+    assert str(info.value).startswith(f"{path}: ")
+
+
+def test_missing_scenario_file(tmp_path):
+    with pytest.raises(ValueError, match="cannot read"):
+        calculator.load_scenario(tmp_path / "nowhere.toml")
+
+
+def test_simulate_sets_the_prediction_beside_the_run(tiny):
+    s = calculator.simulate(tiny)
+    assert s.model == "P3" and s.result.loss_rate >= 0 and s.result.trace is None
+    q = s.scenario.queue
+    expected = calculator.predict(s.link, 10, q.min_th, q.max_th, q.max_p, sender="newreno")[0]
+    assert s.prediction == expected and s.predicted_loss == expected.loss_rate
+    data = json.loads(json.dumps(calculator.jsonable(s), allow_nan=False))
+    assert data["scenario"]["queue"]["type"] == "RED" and data["scenario"]["sender"]["type"] == "NewReno"
+    assert calculator.simulate(s.scenario, trace=True).result.trace is not None

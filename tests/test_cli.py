@@ -20,6 +20,7 @@ COMMANDS = {
     "droptail": ["droptail", *LINK, "--flows", "300", "--buffer", "500"],
     "hstcp": ["hstcp", "--window", "38:83000", "--points", "4"],
 }
+# simulate has its own tests below (it needs a scenario file).
 
 
 def run(capsys, argv):
@@ -38,6 +39,8 @@ def test_no_arguments_is_the_worked_example_and_fast(capsys):
     for part in ("Drop-tail", "RED", "FPQ", "tcpmodels red"):
         assert part in out
     assert run(capsys, ["example"])[1] == out
+    status, out, err = run(capsys, ["--json", "--flows", "1000"])   # options alone: the example's
+    assert status == 0 and json.loads(out)["red"]["n_flows"] == 1000
 
 
 def test_red_prints_what_an_operator_needs(capsys):
@@ -135,6 +138,60 @@ BAD = [
 ]
 
 
+SCENARIO = """n_flows = 10
+bandwidth = "10mbit"
+rtt = "100ms"
+duration = "20s"
+warmup = "5s"
+[queue]
+type = "DropTail"
+buffer = 100
+"""
+
+
+@pytest.fixture
+def scenario(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SCENARIO)
+    return path
+
+
+def test_simulate_prints_summary_json_and_plot(capsys, scenario, tmp_path):
+    png = tmp_path / "run.png"
+    status, out, err = run(capsys, ["simulate", str(scenario), "--plot", str(png)])
+    assert status == 0
+    for text in ("Simulated 10", "DropTail", "loss rate", "Eq. 5.6", "utilization", "Jain index"):
+        assert text in out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    status, out, err = run(capsys, ["simulate", str(scenario), "--json"])
+    data = json.loads(out)
+    assert status == 0 and data["scenario"]["queue"] == {"type": "DropTail", "buffer": 100}
+    assert 0 <= data["result"]["loss_rate"] < 1 and len(data["result"]["goodput"]) == 10
+
+
+@pytest.mark.parametrize("text, names", [
+    ("n_flows = ", ["not valid TOML"]),
+    ("n_flows = 10\nbandwidth = 1e7\nrtt = 0.1\nbuffer = 5", ["unknown field 'buffer'"]),
+    ("n_flows = 10\nbandwidth = 1e7\nrtt = 0.1\n[queue]\ntype = 'DropTail'\nsize = 5", ["size"]),
+    ("n_flows = 10\nbandwidth = '10 mbit'\nrtt = 0.1", ["bandwidth"]),
+    ("n_flows = 10\nbandwidth = 1e7\nrtt = 0.1\nwarmup = 900", ["warmup"]),
+])
+def test_bad_scenario_file_is_one_line(capsys, tmp_path, text, names):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    status, out, err = run(capsys, ["simulate", str(path)])
+    assert status == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"tcpmodels simulate: {path}: ")
+    for name in names:
+        assert name in err
+
+
+def test_simulate_missing_file_and_argument(capsys, tmp_path):
+    assert run(capsys, ["simulate", str(tmp_path / "none.toml")])[0] == 2
+    status, out, err = run(capsys, ["simulate"])
+    assert status == 2 and "SCENARIO.toml" in err
+
+
 @pytest.mark.parametrize("argv, names", BAD, ids=[" ".join(a) for a, _ in BAD])
 def test_every_mistake_is_one_line_naming_the_option(capsys, argv, names):
     status, out, err = run(capsys, argv)
@@ -145,7 +202,7 @@ def test_every_mistake_is_one_line_naming_the_option(capsys, argv, names):
         assert name in err, err
 
 
-@pytest.mark.parametrize("name", [None, *sorted(COMMANDS)])
+@pytest.mark.parametrize("name", [None, *sorted(COMMANDS), "simulate"])
 def test_help_names_units(capsys, name):
     status, out, err = run(capsys, ([name] if name else []) + ["--help"])
     assert status == 0 and "usage: tcpmodels" in out
