@@ -757,7 +757,7 @@ def ns3_red(min_th, max_th, max_p, weight, packet_size, limit):
     size = f"{int(math.ceil(limit))}p"
     attrs = {"MinTh": float(min_th), "MaxTh": float(max_th), "LInterm": 1.0 / max_p, "QW": float(weight),
              "MeanPktSize": int(round(packet_size)), "MaxSize": size, "Gentle": False, "Wait": False}
-    kinds = {float: "DoubleValue ({:.6g})", int: "UintegerValue ({})", bool: "BooleanValue ({})",
+    kinds = {float: "DoubleValue ({:.10g})", int: "UintegerValue ({})", bool: "BooleanValue ({})",
              str: 'QueueSizeValue (QueueSize ("{}"))'}
     code = "\n".join(
         f'Config::SetDefault ("ns3::RedQueueDisc::{key}", '

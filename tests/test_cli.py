@@ -1,6 +1,7 @@
 """The ``tcpmodels`` command: driven through ``main(argv)``, and once as the installed program."""
 
 import json
+import runpy
 import shutil
 import subprocess
 import sys
@@ -215,6 +216,13 @@ def test_model_warnings_reach_stderr_as_one_line_each(capsys):
     status, out, err = run(capsys, ["droptail", *LINK, "--flows", "300", "--buffer", "217"])
     assert status == 0 and "one BDP" in out
     assert err.startswith("tcpmodels droptail: warning: fewer than 4 packets")
+
+
+def test_python_dash_m(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["tcpmodels", "hstcp", "--points", "2"])
+    with pytest.raises(SystemExit) as stop:
+        runpy.run_module("tcpmodels", run_name="__main__")
+    assert stop.value.code == 0 and "HighSpeed TCP" in capsys.readouterr().out
 
 
 def test_installed_command():
