@@ -335,7 +335,9 @@ def _text_example(e):
         f"1. Drop-tail (Eq. 5.6): holding loss at {_pct(d.target_loss)} takes a {need.buffer:.0f}-packet "
         f"buffer ({need.queue_per_flow:.1f} per flow, {_ms(need.max_delay)} when full).",
         f"   One BDP ({bdp.buffer:.0f} packets) gives {_pct(bdp.loss_rate)} loss; BDP/sqrt(N) "
-        f"({root.buffer:.0f} packets) gives {_pct(root.loss_rate)}.", "",
+        f"({root.buffer:.0f} packets) gives {_pct(root.loss_rate)}.",
+        *(["   With under 4 packets of buffer and wire per flow, flows time out and Eq. 5.6 over-states "
+           "that loss (section 5.2.1)."] if (root.buffer + r.link.bdp) < 4 * r.n_flows else []), "",
         f"2. RED sized for {_pct(r.target_loss)} loss (section 5.3.4): min_th {r.min_th:g}, "
         f"max_th {r.max_th:g} packets, max_p {r.max_p:.3g}.",
         f"   Predicted (model {r.model}): loss {_pct(p.loss_rate)}, average queue {p.queue:.0f} packets "

@@ -5,7 +5,6 @@ import runpy
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -30,11 +29,9 @@ def run(capsys, argv):
     return status, out, err
 
 
-def test_no_arguments_is_the_worked_example_and_fast(capsys):
-    start = time.perf_counter()
-    status, out, err = run(capsys, [])
-    assert time.perf_counter() - start < 2.0            # the README's first command
-    assert status == 0
+def test_no_arguments_is_the_worked_example(capsys):
+    status, out, err = run(capsys, [])                  # the README's first command
+    assert status == 0 and err == ""
     assert "10mbit" in out and "300" in out and "576-byte" in out
     assert "tc qdisc add dev DEV root red" in out
     for part in ("Drop-tail", "RED", "FPQ", "tcpmodels red"):
