@@ -1,0 +1,313 @@
+"""The sizing calculator: it joins the models, renders tc / ns-3 settings and invents no model."""
+
+import json
+import math
+import pathlib
+
+import numpy as np
+import pytest
+
+from tcpmodels import TCPModelsWarning, calculator, droptail, fpq, hstcp, red, sim, tcp, units
+
+STANDARD = dict(bandwidth=10e6, rtt=0.1)  # Morris (1999), Fig. 3.2, with 576-byte packets
+EXAMPLES = pathlib.Path(__file__).parents[1] / "examples"
+
+
+@pytest.fixture(scope="module")
+def standard_red():
+    return calculator.red_setting(n_flows=300, loss_rate=0.02, **STANDARD)
+
+
+# ----------------------------------------------------------------------------- tc rendering
+
+def test_tc_ewma_log_matches_tc_red_man_page_example():
+    # tc-red(8): min 30000 max 90000 avpkt 1000 burst 55.  a = 55 + 1 - 30 = 26;
+    # W = 2^-5: (1 - (1 - W)^55) / W = 26.4 >= 26, W = 2^-4 gives 15.5 < 26.
+    assert calculator.tc_ewma_log(30000, 55, 1000) == 5
+
+
+@pytest.mark.parametrize("min_bytes, burst, avpkt", [(2880, 170, 576), (2880, 722, 576), (30000, 55, 1000),
+                                                     (1500, 2, 1500)])
+def test_tc_ewma_log_is_the_smallest_that_meets_the_burst_condition(min_bytes, burst, avpkt):
+    # iproute2 tc_red_eval_ewma: smallest Wlog with burst + 1 - min/avpkt <= (1 - (1 - W)^burst) / W.
+    def fits(wlog):
+        w = 2.0**-wlog
+        return burst + 1 - min_bytes / avpkt <= (1 - (1 - w) ** burst) / w
+
+    wlog = calculator.tc_ewma_log(min_bytes, burst, avpkt)
+    assert fits(wlog)
+    assert wlog == 1 or not fits(wlog - 1)
+
+
+def test_tc_ewma_log_refuses_what_tc_refuses():
+    with pytest.raises(ValueError, match="burst 3 is too small"):
+        calculator.tc_ewma_log(30000, 3, 1000)   # 3 + 1 - 30 < 1
+
+
+def test_tc_red_line():
+    t = calculator.tc_red(5, 500, 0.02, 576, 10e6, dev="eth0")
+    # Thresholds in bytes: 5 * 576 and 500 * 576; limit 4 * max; burst (2*2880 + 288000) // (3*576).
+    assert (t.min, t.max, t.limit, t.avpkt, t.burst) == (2880, 288000, 1152000, 576, 170)
+    assert t.command == ("tc qdisc add dev eth0 root red limit 1152000 min 2880 max 288000 avpkt 576 "
+                         "burst 170 probability 0.02 bandwidth 10mbit")
+    assert t.weight == 2.0**-t.ewma_log == 2.0**-12
+    assert "too large" in t.notes[0]      # tc warns from Wlog 10 on; the calculator says so
+    # tc-red(8)'s example thresholds: min 30000, max 90000, avpkt 1000 -> burst 50, Wlog 5, no warning.
+    small = calculator.tc_red(30, 90, 0.02, 1000, 10e6)
+    assert (small.burst, small.ewma_log, small.notes) == (50, 5, ())
+
+
+def test_tc_red_limit_and_bad_settings():
+    assert calculator.tc_red(5, 500, 0.02, 576, 10e6, limit=400000).limit == 400000
+    with pytest.raises(ValueError, match="max_p"):
+        calculator.tc_red(5, 500, 1.0, 576, 10e6)      # tc reads probability 1.0 back as 0.5
+    with pytest.raises(ValueError, match="max_th .* must be above min_th"):
+        calculator.tc_red(50, 40, 0.02, 576, 10e6)
+    with pytest.raises(ValueError, match="limit"):
+        calculator.tc_red(5, 500, 0.02, 576, 10e6, limit=1000)
+
+
+@pytest.mark.parametrize("rate, text", [(10e6, "10mbit"), (1e9, "1gbit"), (500e3, "500kbit"),
+                                        (2.5e9, "2500mbit"), (64, "64bit")])
+def test_tc_rate_round_trips_through_the_parser(rate, text):
+    assert calculator.tc_rate(rate) == text
+    assert units.parse_rate(text) == rate
+
+
+def test_ns3_attributes():
+    n = calculator.ns3_red(5, 500, 0.02, 2.0**-12, 576, 2000)
+    assert (n.MinTh, n.MaxTh, n.LInterm, n.QW, n.MeanPktSize, n.MaxSize) == (5, 500, 50, 2.0**-12, 576, "2000p")
+    assert n.Gentle is False and n.Wait is False
+    assert len(n.code.splitlines()) == 8
+    assert 'Config::SetDefault ("ns3::RedQueueDisc::Gentle", BooleanValue (false));' in n.code
+
+
+# ----------------------------------------------------------------------------- RED
+
+def test_red_target_loss_follows_section_5_3_4(standard_red):
+    s = standard_red
+    sized = red.size(300, 0.02, 0.1)
+    # max_th = 3/2 n pif(l, r), rounded up to a whole packet; max_p = 3/4 l.
+    assert s.max_th == math.ceil(sized.max_th)
+    assert s.max_th == pytest.approx(1.5 * 300 * tcp.packets_in_flight(0.02, 0.1), abs=1)
+    assert s.max_p == pytest.approx(0.015)
+    assert (s.rule, s.min_th, s.model, s.target_loss) == ("target-loss", 5.0, "P3", 0.02)
+
+
+def test_red_predictions_are_the_models(standard_red):
+    s = standard_red
+    lk = s.link
+    n = np.array([p.n_flows for p in s.sweep])
+    eq = red.equilibrium(n, s.max_th, s.max_p, model="P3", rtt=0.1, capacity=lk.capacity, min_th=5)
+    np.testing.assert_allclose([p.loss_rate for p in s.sweep], eq.loss_rate)
+    np.testing.assert_allclose([p.queue for p in s.sweep], eq.queue)
+    np.testing.assert_allclose([p.timeouts_per_packet for p in s.sweep], eq.timeouts_per_packet)
+    np.testing.assert_allclose([p.timeout_fraction for p in s.sweep], eq.timeout_fraction)
+    np.testing.assert_allclose([p.delay for p in s.sweep], eq.queue / lk.capacity)
+    np.testing.assert_allclose([p.queue_per_flow for p in s.sweep], eq.queue / n)
+    assert s.prediction.n_flows == 300 and s.prediction in s.sweep
+
+
+def test_red_sweep_spans_a_quarter_to_four_times_and_finds_the_break(standard_red):
+    s = standard_red
+    flows = [p.n_flows for p in s.sweep]
+    assert flows[0] == 75 and flows[-1] == 1200 and flows == sorted(flows)
+    # At 4N the queue RED was sized for 300 flows cannot hold the windows: it pins at max_th.
+    assert s.sweep[-1].status == "forced drops"
+    assert s.prediction.status == "ok"
+    lo, hi = s.ok_range
+    assert lo <= 300 <= hi
+
+
+@pytest.mark.parametrize("n_flows, max_th, max_p, status", [
+    (300, 1000, 0.5, "time-outs"),          # max_p far too high: 12 % loss, 0.4 packets per flow queued
+    (10, 2000, 0.001, "excess queue"),      # max_p far too low: 29 packets per flow queued
+    (1200, 2156, 0.015, "forced drops"),    # 4x the design load: the average queue reaches max_th
+    (300, 2156, 0.015, "ok"),
+])
+def test_status_says_how_a_setting_breaks(n_flows, max_th, max_p, status):
+    p, = calculator.predict(calculator.link(10e6, 0.1), n_flows, 5, max_th, max_p)
+    assert p.status == status
+
+
+def test_red_renderings_use_the_same_numbers(standard_red):
+    s = standard_red
+    assert (s.tc.min, s.tc.max, s.tc.avpkt) == (5 * 576, int(s.max_th) * 576, 576)
+    assert s.tc.probability == s.max_p and s.ns3.LInterm == pytest.approx(1 / s.max_p)
+    assert s.ns3.QW == s.tc.weight and s.ns3.MaxTh == s.max_th
+    assert any("gentle" in text for text in s.limitations)
+    assert any("flow count" in text for text in s.limitations)
+
+
+def test_red_fixed_buffer_rule():
+    s = calculator.red_setting(n_flows=100, buffer=1000, **STANDARD)
+    assert s.rule == "fixed-buffer" and s.max_th == 1000
+    assert s.max_p == pytest.approx(0.81 * 100**2 / 1000**2)   # section 5.3.4
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(buffer=3), "buffer .* must be above min_th"),
+    (dict(buffer=100), "too small for n_flows"),            # 0.81 * 300^2 / 100^2 = 7.3 > 1
+    (dict(buffer=500, loss_rate=0.02), "exactly one"),
+    (dict(), "exactly one"),
+    (dict(loss_rate=5), "loss_rate"),
+])
+def test_red_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        calculator.red_setting(n_flows=300, **STANDARD, **kwargs)
+
+
+def test_red_warns_above_three_percent():
+    with pytest.warns(TCPModelsWarning, match="3 %"):
+        calculator.red_setting(n_flows=300, loss_rate=0.05, **STANDARD)
+
+
+# ----------------------------------------------------------------------------- FPQ
+
+def test_fpq_matches_figures_6_2_and_6_4():
+    # Section 6.4's set-up: 10 Mbit/s, 100 ms, up to 1400 flows (v_max 5000, t_clear 4 s there).
+    s = calculator.fpq_setting(max_flows=1400, **STANDARD)
+    flows = [r.n_flows for r in s.rows]
+    assert flows[0] == 1 and flows[-1] == 1400 and 1000 in flows
+    p = fpq.red_params(np.array(flows), s.link.bdp)
+    np.testing.assert_allclose([r.queue for r in s.rows], p.queue)
+    np.testing.assert_allclose([r.max_th for r in s.rows], p.max_th)
+    np.testing.assert_allclose([r.max_p for r in s.rows], p.max_p)
+    big = s.rows[-1]
+    assert big.queue == pytest.approx(5 * 1400) and big.loss_rate == pytest.approx(0.016)
+    assert s.bits == 5 * 1400 and s.bit_vector_bytes == 875
+    # t_clear above the longest RTT (100 ms + 7000 packets / 2170 packets/s) and at least 4 s.
+    assert s.t_clear >= max(4.0, 0.1 + 7000 / s.link.capacity)
+    assert s.buffer == 14000 and s.buffer_bytes == 14000 * 576
+    assert s.n_flows == 1400 and s.tc.max == 14000 * 576
+
+
+def test_fpq_design_point_and_overrides():
+    s = calculator.fpq_setting(max_flows=1400, n_flows=300, bits=5000, t_clear=4.0, **STANDARD)
+    assert (s.bits, s.t_clear, s.n_flows) == (5000, 4.0, 300)
+    assert s.tc.max == 3000 * 576            # Fig. 6.4: max_th = 2 q = 2 * 5 * 300
+    with pytest.raises(ValueError, match="must not exceed max_flows"):
+        calculator.fpq_setting(max_flows=100, n_flows=300, **STANDARD)
+
+
+# ----------------------------------------------------------------------------- drop-tail
+
+def test_droptail_three_rules_side_by_side():
+    with pytest.warns(TCPModelsWarning, match="fewer than 4 packets"):
+        s = calculator.droptail_sizing(n_flows=300, loss_rate=0.02, **STANDARD)
+    target, bdp, root = s.rules
+    assert [r.rule for r in s.rules] == ["target-loss", "bdp", "bdp/sqrt(n)"]
+    assert bdp.buffer == pytest.approx(217.01, abs=0.01)
+    assert root.buffer == pytest.approx(217.01 / math.sqrt(300), abs=0.01)   # Appenzeller et al. 2004
+    # Round trip: the buffer for 2 % gives 2 % back (0.76 rounds 0.87^2 = 0.7569: 0.41 %).
+    assert target.loss_rate == pytest.approx(0.02, rel=0.005)
+    assert target.buffer + s.link.bdp == pytest.approx(droptail.queue(300, 0.02))
+    assert bdp.loss_rate > target.loss_rate and root.loss_rate > bdp.loss_rate
+    assert target.max_delay == pytest.approx(target.buffer / s.link.capacity)
+
+
+def test_droptail_given_buffer_and_policy():
+    s = calculator.droptail_sizing(n_flows=20, buffer=500, policy="random-drop", **STANDARD)
+    assert s.rules[0].rule == "given" and s.rules[0].buffer == 500
+    assert s.rules[0].loss_rate == pytest.approx(droptail.loss_rate(20, 500, "random-drop", bdp=s.link.bdp))
+    with pytest.raises(ValueError, match="policy"):
+        calculator.droptail_sizing(n_flows=20, buffer=500, policy="fifo", **STANDARD)
+
+
+# ----------------------------------------------------------------------------- HSTCP
+
+def test_hstcp_table_over_windows_and_losses():
+    t = calculator.hstcp_table(points=5)
+    assert t.rows[0].window == hstcp.LOW_WINDOW and t.rows[-1].window == pytest.approx(hstcp.HIGH_WINDOW)
+    assert [r.a for r in t.rows] == sorted(r.a for r in t.rows)       # a(w) grows, b(w) falls
+    assert [r.b for r in t.rows] == sorted((r.b for r in t.rows), reverse=True)
+    t = calculator.hstcp_table(loss_rate=(1e-7, 1e-3), points=3, kind="table")
+    assert [r.loss_rate for r in t.rows] == pytest.approx([1e-3, 1e-5, 1e-7])
+    assert all(r.a == int(r.a) for r in t.rows)
+    assert len(calculator.hstcp_table(window=(118, 118)).rows) == 1
+    with pytest.raises(ValueError, match="at most one"):
+        calculator.hstcp_table(window=(38, 100), loss_rate=(1e-3, 1e-2))
+
+
+# ----------------------------------------------------------------------------- example and JSON
+
+def test_example_and_json():
+    e = calculator.example()  # silent: its text, not a warning, says BDP/sqrt(N) leaves Eq. 5.6
+    assert e.red.n_flows == 300 and e.red.link.packet_size == 576
+    assert e.fpq.n_flows == 300 and e.fpq.queue == pytest.approx(1500)     # 5 packets per flow
+    text = json.dumps(calculator.jsonable(e), allow_nan=False)
+    assert json.loads(text)["red"]["tc"]["command"].startswith("tc qdisc add dev DEV root red")
+
+
+# ----------------------------------------------------------------------------- scenario files
+
+TINY = """
+n_flows = 10
+bandwidth = "10mbit"
+rtt = "100ms"
+duration = "20s"
+warmup = "5s"
+seed = 3
+
+[queue]
+type = "red"
+max_th = "124416b"   # 216 packets of 576 bytes
+max_p = 0.02
+
+[sender]
+type = "new-reno"
+"""
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    path = tmp_path / "tiny.toml"
+    path.write_text(TINY)
+    return path
+
+
+def test_load_scenario_reads_tc_units_and_types(tiny):
+    s = calculator.load_scenario(tiny)
+    assert (s.n_flows, s.bandwidth, s.rtt, s.duration, s.warmup, s.seed) == (10, 10e6, 0.1, 20.0, 5.0, 3)
+    assert type(s.queue) is sim.RED and s.queue.max_th == 216 and s.queue.max_p == 0.02
+    assert type(s.sender) is sim.NewReno
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.name)
+def test_every_example_file_loads(path):
+    assert isinstance(calculator.load_scenario(path), sim.Scenario)
+
+
+@pytest.mark.parametrize("text, match", [
+    ("n_flows = ", "not valid TOML"),
+    ("n_flows = 10\nbandwith = '10mbit'\nrtt = 0.1", "unknown field 'bandwith'"),
+    ("n_flows = 10\nbandwidth = 1e7\nrtt = 0.1\n[queue]\ntype = 'RED'\nmaxth = 5", r"\[queue\] unknown field 'maxth'"),
+    ("n_flows = 10\nbandwidth = 1e7\nrtt = 0.1\n[queue]\ntype = 'WFQ'", "queue.type: unknown 'WFQ'"),
+    ("n_flows = 10\nbandwidth = 1e7\nrtt = 0.1\n[queue]\nbuffer = 5", "queue: expected a name or a table"),
+    ("n_flows = 10\nbandwidth = '10 mbit'\nrtt = 0.1", "bandwidth: write the number and its unit"),
+    ("n_flows = 10\nbandwidth = 1e7\nrtt = '-5ms'", "rtt: expected a time > 0"),
+    ("n_flows = 0\nbandwidth = 1e7\nrtt = 0.1", "n_flows"),
+    ("bandwidth = 1e7\nrtt = 0.1", "n_flows"),
+])
+def test_bad_scenario_files_name_file_and_field(tmp_path, text, match):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=match) as info:
+        calculator.load_scenario(path)
+    assert str(info.value).startswith(f"{path}: ")
+
+
+def test_missing_scenario_file(tmp_path):
+    with pytest.raises(ValueError, match="cannot read"):
+        calculator.load_scenario(tmp_path / "nowhere.toml")
+
+
+def test_simulate_sets_the_prediction_beside_the_run(tiny):
+    s = calculator.simulate(tiny)
+    assert s.model == "P3" and s.result.loss_rate >= 0 and s.result.trace is None
+    q = s.scenario.queue
+    expected = calculator.predict(s.link, 10, q.min_th, q.max_th, q.max_p, sender="newreno")[0]
+    assert s.prediction == expected and s.predicted_loss == expected.loss_rate
+    data = json.loads(json.dumps(calculator.jsonable(s), allow_nan=False))
+    assert data["scenario"]["queue"]["type"] == "RED" and data["scenario"]["sender"]["type"] == "NewReno"
+    assert calculator.simulate(s.scenario, trace=True).result.trace is not None

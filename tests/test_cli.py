@@ -1,0 +1,234 @@
+"""The ``tcpmodels`` command: driven through ``main(argv)``, and once as the installed program."""
+
+import json
+import runpy
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tcpmodels import calculator
+from tcpmodels.cli import main
+
+LINK = ["--bandwidth", "10mbit", "--rtt", "100ms"]
+RED = ["red", *LINK, "--flows", "300", "--loss", "0.02"]
+COMMANDS = {
+    "example": ["example"],
+    "red": RED,
+    "fpq": ["fpq", *LINK, "--max-flows", "1400"],
+    "droptail": ["droptail", *LINK, "--flows", "300", "--buffer", "500"],
+    "hstcp": ["hstcp", "--window", "38:83000", "--points", "4"],
+}
+# simulate has its own tests below (it needs a scenario file).
+
+
+def run(capsys, argv):
+    status = main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_no_arguments_is_the_worked_example(capsys):
+    status, out, err = run(capsys, [])                  # the README's first command
+    assert status == 0 and err == ""
+    assert "10mbit" in out and "300" in out and "576-byte" in out
+    assert "tc qdisc add dev DEV root red" in out
+    for part in ("Drop-tail", "RED", "FPQ", "tcpmodels red"):
+        assert part in out
+    assert run(capsys, ["example"])[1] == out
+    status, out, err = run(capsys, ["--json", "--flows", "1000"])   # options alone: the example's
+    assert status == 0 and json.loads(out)["red"]["n_flows"] == 1000
+
+
+def test_red_prints_what_an_operator_needs(capsys):
+    status, out, err = run(capsys, RED)
+    assert status == 0
+    for text in ("min_th", "max_th", "max_p", "loss rate", "queueing delay", "time-outs per packet",
+                 "time in time-out", "buffer per flow", "model P3", "newreno", "gentle", "flow count",
+                 "ns3::RedQueueDisc::LInterm", "tc qdisc add dev DEV root red limit"):
+        assert text in out, text
+    expected = calculator.red_setting(10e6, 0.1, 300, loss_rate=0.02)
+    assert expected.tc.command in out
+    for row in expected.sweep:                           # the N/4 ... 4N table
+        assert f"\n  {row.n_flows:>5}  " in out
+    assert "forced drops" in out
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_json_on_every_command(capsys, name):
+    status, out, err = run(capsys, COMMANDS[name] + ["--json"])
+    assert status == 0
+    data = json.loads(out)
+    assert isinstance(data, dict) and data
+
+
+def test_red_json_is_the_calculator_result(capsys):
+    _, out, _ = run(capsys, RED + ["--json"])
+    data = json.loads(out)
+    expected = calculator.jsonable(calculator.red_setting(10e6, 0.1, 300, loss_rate=0.02))
+    assert data == expected
+    assert set(data["prediction"]) == {"n_flows", "loss_rate", "queue", "delay", "queue_per_flow",
+                                       "timeouts_per_packet", "timeout_fraction", "window", "status"}
+
+
+@pytest.mark.parametrize("option, tc_style, plain", [
+    ("--bandwidth", "10mbit", "10000000"),
+    ("--bandwidth", "10mbit", "1250kbps"),            # bps is BYTES per second, as in tc
+    ("--rtt", "100ms", "0.1"),
+    ("--rtt", "100ms", "100000us"),
+    ("--packet-size", "576b", "576"),
+    ("--loss", "0.02", "2%"),
+])
+def test_units_as_operators_type_them(capsys, option, tc_style, plain):
+    def result(value):
+        argv = list(RED) + ["--json"]
+        if option in argv:
+            argv[argv.index(option) + 1] = value
+        else:
+            argv += [option, value]
+        assert main(argv) == 0
+        return capsys.readouterr().out
+
+    assert result(tc_style) == result(plain)
+
+
+def test_buffer_in_packets_or_bytes(capsys):
+    base = ["droptail", *LINK, "--flows", "20", "--json", "--buffer"]
+    assert main(base + ["500"]) == 0
+    packets = json.loads(capsys.readouterr().out)
+    assert main(base + ["288000b"]) == 0             # 500 packets of 576 bytes
+    assert json.loads(capsys.readouterr().out) == packets
+
+
+BAD = [
+    # (argv, what the one-line message must name)
+    (["red", *LINK, "--flows", "300", "--loss", "5"], ["--loss", "0.05"]),
+    (["red", "--bandwidth", "10", "mbit", "--rtt", "100ms", "--flows", "300", "--loss", "0.02"],
+     ["--bandwidth", "10mbit"]),
+    (["red", "--bandwidth", "10 mbit", "--rtt", "100ms", "--flows", "300", "--loss", "0.02"],
+     ["--bandwidth", "one word"]),
+    (["red", "--bandwidth", "10mbits", "--rtt", "100ms", "--flows", "300", "--loss", "0.02"],
+     ["--bandwidth", "unknown unit"]),
+    (["red", "--bandwidth", "10mbit", "--rtt", "-100ms", "--flows", "300", "--loss", "0.02"], ["--rtt"]),
+    (["red", *LINK, "--flows", "0", "--loss", "0.02"], ["--flows"]),
+    (["red", *LINK, "--flows", "2.5", "--loss", "0.02"], ["--flows"]),
+    (["red", *LINK, "--flows", "-3", "--loss", "0.02"], ["--flows"]),
+    (["red", "--bandwidth", "10mbit", "--flows", "300", "--loss", "0.02"], ["--rtt", "required"]),
+    (["red", *LINK, "--flows", "300"], ["--loss", "--buffer"]),
+    (["red", *LINK, "--flows", "300", "--loss", "0.02", "--buffer", "500"], ["--buffer", "--loss"]),
+    (["red", *LINK, "--flows", "300", "--buffer", "3"], ["--buffer", "--min-th"]),
+    (["red", *LINK, "--flows", "300", "--buffer", "400", "--min-th", "500"], ["--buffer", "--min-th"]),
+    (["red", *LINK, "--flows", "300", "--buffer", "100"], ["--buffer", "--flows"]),
+    (["red", *LINK, "--flows", "300", "--loss", "0.02", "--model", "P9"], ["--model"]),
+    (["red", *LINK, "--flows", "300", "--loss", "0.02", "--packet-size", "0"], ["--packet-size"]),
+    (["red", *LINK, "--flows", "300", "--loss", "0.02", "--limit", "1kb"], ["--limit"]),
+    (["red", *LINK, "--flows", "300", "--loss", "0.02", "surplus"], ["surplus"]),
+    (["fpq", *LINK, "--max-flows", "100", "--flows", "300"], ["--flows", "--max-flows"]),
+    (["fpq", *LINK, "--max-flows", "1400", "--t-clear", "0"], ["--t-clear"]),
+    (["droptail", *LINK, "--flows", "30", "--buffer", "64kg"], ["--buffer", "unknown unit"]),
+    (["droptail", *LINK, "--flows", "30", "--loss", "0.02", "--policy", "fifo"], ["--policy"]),
+    (["hstcp", "--window", "100:38"], ["--window", "LOW <= HIGH"]),
+    (["hstcp", "--window", "1:5"], ["--window"]),
+    (["hstcp", "--loss", "2:3"], ["--loss"]),
+    (["hstcp", "--points", "0"], ["--points"]),
+    (["bogus"], ["bogus"]),
+]
+
+
+SCENARIO = """n_flows = 10
+bandwidth = "10mbit"
+rtt = "100ms"
+duration = "20s"
+warmup = "5s"
+[queue]
+type = "DropTail"
+buffer = 100
+"""
+
+
+@pytest.fixture
+def scenario(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SCENARIO)
+    return path
+
+
+def test_simulate_prints_summary_json_and_plot(capsys, scenario, tmp_path):
+    png = tmp_path / "run.png"
+    status, out, err = run(capsys, ["simulate", str(scenario), "--plot", str(png)])
+    assert status == 0
+    for text in ("Simulated 10", "DropTail", "loss rate", "Eq. 5.6", "utilization", "Jain index"):
+        assert text in out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    status, out, err = run(capsys, ["simulate", str(scenario), "--json"])
+    data = json.loads(out)
+    assert status == 0 and data["scenario"]["queue"] == {"type": "DropTail", "buffer": 100}
+    assert 0 <= data["result"]["loss_rate"] < 1 and len(data["result"]["goodput"]) == 10
+
+
+@pytest.mark.parametrize("text, names", [
+    ("n_flows = ", ["not valid TOML"]),
+    ("n_flows = 10\nbandwidth = 1e7\nrtt = 0.1\nbuffer = 5", ["unknown field 'buffer'"]),
+    ("n_flows = 10\nbandwidth = 1e7\nrtt = 0.1\n[queue]\ntype = 'DropTail'\nsize = 5", ["size"]),
+    ("n_flows = 10\nbandwidth = '10 mbit'\nrtt = 0.1", ["bandwidth"]),
+    ("n_flows = 10\nbandwidth = 1e7\nrtt = 0.1\nwarmup = 900", ["warmup"]),
+])
+def test_bad_scenario_file_is_one_line(capsys, tmp_path, text, names):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    status, out, err = run(capsys, ["simulate", str(path)])
+    assert status == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"tcpmodels simulate: {path}: ")
+    for name in names:
+        assert name in err
+
+
+def test_simulate_missing_file_and_argument(capsys, tmp_path):
+    assert run(capsys, ["simulate", str(tmp_path / "none.toml")])[0] == 2
+    status, out, err = run(capsys, ["simulate"])
+    assert status == 2 and "SCENARIO.toml" in err
+
+
+@pytest.mark.parametrize("argv, names", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_every_mistake_is_one_line_naming_the_option(capsys, argv, names):
+    status, out, err = run(capsys, argv)
+    assert status == 2
+    assert out == ""
+    assert err.count("\n") == 1 and "Traceback" not in err
+    for name in names:
+        assert name in err, err
+
+
+@pytest.mark.parametrize("name", [None, *sorted(COMMANDS), "simulate"])
+def test_help_names_units(capsys, name):
+    status, out, err = run(capsys, ([name] if name else []) + ["--help"])
+    assert status == 0 and "usage: tcpmodels" in out
+    if name in ("red", "fpq", "droptail"):
+        for text in ("--bandwidth", "bit/s", "--rtt", "seconds", "--packet-size", "bytes", "--json"):
+            assert text in out
+
+
+def test_model_warnings_reach_stderr_as_one_line_each(capsys):
+    status, out, err = run(capsys, ["droptail", *LINK, "--flows", "300", "--buffer", "217"])
+    assert status == 0 and "one BDP" in out
+    assert err.startswith("tcpmodels droptail: warning: fewer than 4 packets")
+
+
+def test_python_dash_m(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["tcpmodels", "hstcp", "--points", "2"])
+    with pytest.raises(SystemExit) as stop:
+        runpy.run_module("tcpmodels", run_name="__main__")
+    assert stop.value.code == 0 and "HighSpeed TCP" in capsys.readouterr().out
+
+
+def test_installed_command():
+    exe = shutil.which("tcpmodels")
+    command = [exe] if exe else [sys.executable, "-m", "tcpmodels"]
+    good = subprocess.run(command + RED[:1] + LINK + ["--flows", "300", "--loss", "0.02"],
+                          capture_output=True, text=True, timeout=60)
+    assert good.returncode == 0 and "tc qdisc add dev DEV root red" in good.stdout
+    bad = subprocess.run(command + ["red", "--bandwidth", "10", "mbit"], capture_output=True, text=True,
+                         timeout=60)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.count("\n") == 1 and "--bandwidth" in bad.stderr
