@@ -18,9 +18,8 @@ from tcpmodels import TCPModelsWarning, droptail, fpq, red, sim, tcp, units
 
 pytestmark = pytest.mark.slow
 
-REFERENCE = pathlib.Path(__file__).resolve().parents[2] / "shared" / "reference" / "ns3_red_10ms.csv"
-if not REFERENCE.exists():  # the reference lives beside the repository in the shared workspace
-    REFERENCE = pathlib.Path("/work/shared/reference/ns3_red_10ms.csv")
+# ns-3 measurements of the thesis' RED set-up; provenance in data/README.md.
+REFERENCE = pathlib.Path(__file__).resolve().parents[1] / "data" / "ns3_red_10ms.csv"
 
 
 # ---------------------------------------------------------------- item 1: one Tahoe flow, random loss
