@@ -16,6 +16,7 @@ BASE = dict(n_flows=8, bandwidth=2e6, rtt=0.04, duration=12.0, warmup=4.0, start
 
 QUEUES = [
     sim.DropTail(buffer=30),
+    sim.RandomDrop(buffer=30),
     sim.RED(min_th=3, max_th=30, max_p=0.1),
     sim.RED(min_th=3, max_th=30, max_p=0.1, gentle=True),
     sim.REDI(min_th=3, max_th=30, max_p=0.1),
@@ -88,6 +89,7 @@ def test_names_give_default_specs_and_thesis_defaults():
     s = scenario(queue="DropTail", sender="newreno")
     assert s.queue == sim.DropTail() and s.sender == sim.NewReno()
     assert scenario(queue="fpq").queue == sim.FPQ()
+    assert scenario(queue="random-drop").queue == sim.RandomDrop()
     d = sim.Scenario(n_flows=10, bandwidth=10e6, rtt=0.1)
     # Morris (1999) Fig. 3.2: RED 5/217/2 %, Tahoe, 64 KB window = 113 packets of 576 bytes, 500 s.
     assert (d.queue.min_th, d.queue.max_th, d.queue.max_p) == (5, 217, 0.02)
@@ -131,6 +133,8 @@ def test_invariants_hold_in_a_batch_and_under_overload():
     many = [scenario(n_flows=40, queue=sim.DropTail(buffer=10), seed=s) for s in range(3)]
     for r in sim.simulate(many, check=True):
         assert r.timeouts_per_packet > 0 and r.timeout_fraction > 0
+    for r in sim.simulate([dataclasses.replace(m, queue=sim.RandomDrop(buffer=10)) for m in many], check=True):
+        assert r.timeouts_per_packet > 0
 
 
 def test_small_max_window_is_respected():

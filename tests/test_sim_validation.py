@@ -93,22 +93,52 @@ def test_reno_and_newreno_beside_tahoe(tahoe, sender):
         assert timeouts <= 2 * tcp.timeout_rate(measured_loss)
 
 
-# ---------------------------------------------------------------- item 2: drop-tail, Eq. 5.6
-@pytest.mark.parametrize("n_flows", [20, 40, 70, 100, 150])
-def test_droptail_loss_within_factor_2_of_eq_5_6(n_flows):
+# ---------------------------------------------------------------- item 2: drop-tail and random drop
+DT_FLOWS = [20, 40, 70, 100, 150]
+
+
+@pytest.fixture(scope="module")
+def overflow_runs():
     # Morris section 5.2: 500-packet buffer, 10 Mbit/s, ~10 ms RTT, Tahoe.
-    # Measured sim / Eq. 5.6: 1.74, 1.48, 1.21, 0.97, 0.84 (overflow drops
-    # several packets per event, pushing small N above the formula; at large N
-    # time-outs pull it below, as the thesis says).
-    s = sim.Scenario(n_flows=n_flows, bandwidth=10e6, rtt=0.01, rtt_spread=0.4, queue=sim.DropTail(buffer=500),
-                     sender=sim.Tahoe(), duration=120.0, warmup=20.0)
-    r = sim.simulate(s)
+    out = {}
+    for queue in (sim.DropTail(buffer=500), sim.RandomDrop(buffer=500)):
+        for n in DT_FLOWS:
+            s = sim.Scenario(n_flows=n, bandwidth=10e6, rtt=0.01, rtt_spread=0.4, queue=queue,
+                             sender=sim.Tahoe(), duration=120.0, warmup=20.0)
+            out[type(queue).__name__, n] = sim.simulate(s)
+    return out
+
+
+def _eq(n_flows, policy):
     with warnings.catch_warnings():
-        # Eq. 5.6 warns (rightly) at 150 flows that it over-estimates there.
+        # Eq. 5.6/5.7 warn (rightly) at 150 flows that they over-estimate there.
         warnings.simplefilter("ignore", TCPModelsWarning)
-        predicted = droptail.loss_rate(n_flows, 500)
-    assert 0.5 <= r.loss_rate / predicted <= 2.0
+        return droptail.loss_rate(n_flows, 500, policy=policy)
+
+
+@pytest.mark.parametrize("n_flows", DT_FLOWS)
+def test_droptail_loss_within_factor_2_of_eq_5_6(overflow_runs, n_flows):
+    # Measured sim / Eq. 5.6: 1.7, 1.4, 1.2, 1.0, 0.85 (overflow drops several
+    # packets per event, pushing few flows above the formula; at large N
+    # time-outs pull it below, as the thesis says).
+    r = overflow_runs["DropTail", n_flows]
+    assert 0.5 <= r.loss_rate / _eq(n_flows, "droptail") <= 2.0
     assert r.utilization > 0.99 and r.queue > 400  # the buffer stays mostly full (Fig. 5.5)
+
+
+@pytest.mark.parametrize("n_flows", DT_FLOWS)
+def test_random_drop_loses_less_than_droptail_and_follows_eq_5_7(overflow_runs, n_flows):
+    # Eq. 5.7 vs 5.6 and Fig. 5.7: dropping from the middle of the queue tells
+    # flows half a window earlier, so the loss is lower and (Fig. 5.5) the
+    # queue longer.  Measured sim / Eq. 5.7: 1.4, 1.0, 0.8, 0.75, 0.75; random
+    # drop / drop-tail loss 0.6-0.8.  Not reproduced: the thesis' Fig. 5.6 has
+    # drop-tail spending MORE time in time-out; here random drop does (0.06 vs
+    # 0.01 at 70 flows), a limit of the simulator's estimate of how many packets
+    # follow a loss taken from the middle of the queue.
+    rd, dt = overflow_runs["RandomDrop", n_flows], overflow_runs["DropTail", n_flows]
+    assert rd.loss_rate < dt.loss_rate
+    assert rd.queue > dt.queue
+    assert 0.5 <= rd.loss_rate / _eq(n_flows, "random-drop") <= 2.0
 
 
 # ---------------------------------------------------------------- item 4: FPQ

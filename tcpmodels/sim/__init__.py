@@ -16,6 +16,7 @@ True
 
 from .engine import simulate
 from .result import SimResult
-from .scenario import FPQ, RED, REDI, DropTail, NewReno, Reno, Scenario, Tahoe
+from .scenario import FPQ, RED, REDI, DropTail, NewReno, RandomDrop, Reno, Scenario, Tahoe
 
-__all__ = ["Scenario", "simulate", "SimResult", "DropTail", "RED", "REDI", "FPQ", "Tahoe", "Reno", "NewReno"]
+__all__ = ["Scenario", "simulate", "SimResult", "DropTail", "RandomDrop", "RED", "REDI", "FPQ",
+           "Tahoe", "Reno", "NewReno"]

@@ -30,7 +30,7 @@ import numpy as np
 from .. import metrics, units
 from .queues import make_queue
 from .result import SimResult
-from .scenario import NewReno, Reno, Scenario, Tahoe
+from .scenario import NewReno, RandomDrop, Reno, Scenario, Tahoe
 
 __all__ = ["simulate"]
 
@@ -153,6 +153,7 @@ class _Engine:
         self.ack_gain = col([0.5 if s.sender.delayed_ack else 1.0 for s in scenarios])
 
         self.queue = make_queue(scenarios, rng)
+        self.random_drop = isinstance(first.queue, RandomDrop)
         worst_delay = (self.prop.max() + (self.limit / self.capacity).max() + dt) / dt
         self.L = int(math.ceil(worst_delay)) + 3
         self.steps = int(round(first.duration / dt))
@@ -189,6 +190,7 @@ class _Engine:
         t_fr = np.zeros(N)
 
         q = np.zeros(S)
+        queued = np.zeros(N)  # per-flow share of the queue (random drop only)
         srtt_q = np.zeros(S)  # smoothed queueing delay [s] (RTT minus propagation)
         rttvar_q = np.zeros(S)
         stalled = np.zeros(S)
@@ -276,6 +278,46 @@ class _Engine:
                     grow[j] = 0.0
                     rounds = 1.0 if (self.sack or self.variant == RENO) else lost
                     t_next[j] = now + rounds * (self.prop[j] + q[scen[j]] / self.capacity[scen[j]])
+
+        def evict(over, arriving, now, k):
+            # Random drop (Morris 2.2.1): each overflowing packet removes a random
+            # queued one; the arrivals count as queued.  A victim already in the
+            # queue loses its ACK from the ring; one among this step's arrivals is
+            # returned (per scenario) for the usual arrival-drop path.
+            share = queued + arriving
+            cs = np.cumsum(share)
+            ends = cs[n - 1::n]
+            starts = ends - share.reshape(S, n).sum(axis=1)
+            owner = np.repeat(np.arange(S), over.astype(np.int64))
+            pos = starts[owner] + rng.random(owner.size) * (ends - starts)[owner]
+            who = np.minimum(np.searchsorted(cs, pos, side="right"), N - 1)
+            into = pos - (cs[who] - share[who])  # where in the flow's share the victim sits
+            on_arrivals = np.zeros(S)
+            for i, x, s in zip(who.tolist(), into.tolist(), owner.tolist(), strict=True):
+                frac = x / share[i] if share[i] > 0 else 1.0
+                if x >= queued[i] or queued[i] < 1.0:  # among this step's arrivals
+                    on_arrivals[s] += 1.0
+                    continue
+                # Its ACK was due between now + RTT and now + RTT + queueing delay.
+                col = ring2[:, i]
+                aim = int(k + self.prop_steps[i] + frac * q[s] / self.capacity[s] / dt) % L
+                order = np.roll(np.arange(L), -aim)
+                hit = order[np.flatnonzero(col[order] > 0)[:1]]
+                if not hit.size:
+                    on_arrivals[s] += 1.0
+                    continue
+                col[hit[0]] -= 1.0
+                queued[i] -= 1.0
+                dropped[i] += 1.0
+                if state[i] == OPEN:
+                    state[i] = PENDING
+                    drop_mark[i] = dropped[i] - 1.0
+                    # Sent after it: its packets queued behind it, the step's, the access link's.
+                    sent_mark[i] = sent[i] - backlog[i] - arriving[i] - np.floor(queued[i] * (1.0 - frac))
+                    t_next[i] = ((hit[0] - k) % L + k - 0.5) * dt
+                elif state[i] == RECOVERY:
+                    carried[i] += 1.0
+            return on_arrivals
 
         for k in range(self.steps):
             now = k * dt
@@ -375,10 +417,15 @@ class _Engine:
             D = queue.early_drops(q, A if d is None else A - d.reshape(S, n).sum(axis=1), idle, cap, rng)
             if d is not None:
                 D = D + d.reshape(S, n).sum(axis=1)
-            over = np.ceil(q + A - D - cap - self.limit)  # drop-tail overflow (and RED's hard limit)
-            D = D + np.maximum(over, 0.0)
+            over = np.maximum(np.ceil(q + A - D - cap - self.limit), 0.0)  # overflow (and RED's hard limit)
+            D = D + over
             if D.any():
-                j, dj = self._assign(arr, D, d)
+                if self.random_drop and over.any():
+                    # Random drop: the overflow falls on queued packets, chosen at random.
+                    on_arrivals = evict(over, arr if d is None else arr - d, now, k)
+                    j, dj = self._assign(arr, D - over + on_arrivals, d)
+                else:
+                    j, dj = self._assign(arr, D, d)
                 arr[j] -= dj
                 dropped[j] += dj
                 st = state[j]
@@ -414,6 +461,10 @@ class _Engine:
             load = q + A - Dq
             served = np.minimum(load, cap)
             q = load - served
+            if self.random_drop:
+                # Each flow's share of the queue: FIFO service taken as proportional.
+                queued += arr
+                queued *= np.repeat(np.where(load > 0, q / np.maximum(load, 1e-300), 0.0), n)
 
             # --- ACKs of the survivors come back after RTT + queueing delay.
             qd = q / self.capacity

@@ -195,7 +195,11 @@ class _FPQState(_REDState):
 
 
 def make_queue(scenarios, rng):
-    """Return the engine state of a batch of scenarios with same-kind queues."""
+    """Return the engine state of a batch of scenarios with same-kind queues.
+
+    Drop-tail and random drop share the state (no early drops); the engine
+    chooses the victims of an overflow.
+    """
     specs = [s.queue for s in scenarios]
     kind = type(specs[0])
     if any(type(s) is not kind for s in specs):

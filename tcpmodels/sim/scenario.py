@@ -11,7 +11,7 @@ import math
 from .. import _checks, fpq, units
 from .._results import Result
 
-__all__ = ["DropTail", "RED", "REDI", "FPQ", "Tahoe", "Reno", "NewReno", "Scenario", "QUEUES", "SENDERS"]
+__all__ = ["DropTail", "RandomDrop", "RED", "REDI", "FPQ", "Tahoe", "Reno", "NewReno", "Scenario", "QUEUES", "SENDERS"]
 
 
 def _set(obj, name, value):
@@ -43,6 +43,20 @@ class DropTail(Result):
     def limit(self):
         """Hard limit of the queue [packets]."""
         return self.buffer
+
+
+@dataclasses.dataclass(frozen=True)
+class RandomDrop(DropTail):
+    """Random drop: on overflow a randomly chosen queued packet is dropped, not the arrival.
+
+    The loss lands on flows in proportion to what they have queued (Morris
+    1999, section 2.2.1).  Parameters as :class:`DropTail`.
+
+    Examples
+    --------
+    >>> RandomDrop(buffer=500).limit
+    500
+    """
 
 
 @dataclasses.dataclass(frozen=True)
@@ -261,7 +275,7 @@ class NewReno(Tahoe):
         _set(self, "sack", bool(self.sack))
 
 
-QUEUES = {"droptail": DropTail, "red": RED, "redi": REDI, "fpq": FPQ}
+QUEUES = {"droptail": DropTail, "random-drop": RandomDrop, "red": RED, "redi": REDI, "fpq": FPQ}
 SENDERS = {"tahoe": Tahoe, "reno": Reno, "newreno": NewReno}
 
 
@@ -279,9 +293,9 @@ class Scenario(Result):
         Mean round-trip propagation time [s].
     packet_size : float
         Packet size [bytes] (576).
-    queue : DropTail, RED, REDI, FPQ or str
-        Queue discipline at the bottleneck; a name (``"droptail"``, ``"red"``,
-        ``"redi"``, ``"fpq"``) gives its defaults.
+    queue : DropTail, RandomDrop, RED, REDI, FPQ or str
+        Queue discipline at the bottleneck; a name (``"droptail"``,
+        ``"random-drop"``, ``"red"``, ``"redi"``, ``"fpq"``) gives its defaults.
     sender : Tahoe, Reno, NewReno or str
         TCP variant of every flow; a name gives its defaults.
     duration : float
