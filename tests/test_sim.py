@@ -193,3 +193,18 @@ def test_no_access_cap_and_single_flow():
     r = sim.simulate(scenario(n_flows=1, access_rate=math.inf, queue=sim.DropTail(buffer=10)), check=True)
     # Tahoe restarts from one packet after every loss, so a lone flow cannot fill the pipe.
     assert 0.3 < r.utilization < 1 and r.jain_index == pytest.approx(1.0)
+
+
+def test_ecn_marks_replace_early_drops():
+    # RFC 3168: with ECN at both ends RED's early decisions mark; the senders
+    # halve without retransmitting, so nothing times out while the average
+    # stays below max_th (forced drops above it, and overflow, still drop).
+    base = dict(n_flows=20, bandwidth=2e6, rtt=0.04, duration=30.0, warmup=10.0, start_spread=2.0)
+    red = sim.RED(min_th=5, max_th=200, max_p=0.1, ecn=True)
+    marked = sim.simulate(sim.Scenario(**base, queue=red, sender=sim.NewReno(ecn=True)), check=True)
+    assert marked.mark_rate > 0 and marked.loss_rate == pytest.approx(marked.mark_rate)
+    assert marked.timeouts_per_packet == 0
+    # Either end without ECN: plain drops.
+    for queue, sender in ((red, sim.NewReno()), (dataclasses.replace(red, ecn=False), sim.NewReno(ecn=True))):
+        dropped = sim.simulate(sim.Scenario(**base, queue=queue, sender=sender), check=True)
+        assert dropped.mark_rate == 0 and dropped.loss_rate > 0

@@ -93,7 +93,8 @@ def _with_seed(scenario, seed):
 def _shape_key(s):
     return (
         s.n_flows, s.duration, s.warmup, s.step, type(s.queue), getattr(s.queue, "gentle", None),
-        type(s.sender), getattr(s.sender, "sack", None), s.trace, s.trace_interval, s.trace_flows,
+        getattr(s.queue, "ecn", None), type(s.sender), getattr(s.sender, "sack", None), s.sender.ecn,
+        s.trace, s.trace_interval, s.trace_flows,
     )
 
 
@@ -154,6 +155,8 @@ class _Engine:
 
         self.queue = make_queue(scenarios, rng)
         self.random_drop = isinstance(first.queue, RandomDrop)
+        # RFC 3168: RED marks instead of dropping when both ends speak ECN.
+        self.ecn = bool(self.queue.ecn and first.sender.ecn)
         worst_delay = (self.prop.max() + (self.limit / self.capacity).max() + dt) / dt
         self.L = int(math.ceil(worst_delay)) + 3
         self.steps = int(round(first.duration / dt))
@@ -191,6 +194,9 @@ class _Engine:
 
         q = np.zeros(S)
         queued = np.zeros(N)  # per-flow share of the queue (random drop only)
+        t_ece = np.full(N, np.inf)  # when a mark's echo reaches the sender (ECN only)
+        t_cwr = np.zeros(N)  # no second ECN reduction before this time
+        marked = np.zeros(S)
         srtt_q = np.zeros(S)  # smoothed queueing delay [s] (RTT minus propagation)
         rttvar_q = np.zeros(S)
         stalled = np.zeros(S)
@@ -338,6 +344,17 @@ class _Engine:
             np.minimum(cwnd, wmax, out=cwnd)
             acks[:] = 0.0
 
+            if self.ecn:
+                echoed = np.flatnonzero(t_ece <= now)
+                if echoed.size:
+                    t_ece[echoed] = np.inf
+                    # Halve once per round trip, no retransmission (RFC 3168 6.1.2);
+                    # flows already repairing a loss have reduced anyway.
+                    j = echoed[(state[echoed] <= PENDING) & (t_cwr[echoed] <= now)]
+                    ssthresh[j] = np.maximum(np.floor(cwnd[j]) / 2, 2.0)
+                    cwnd[j] = np.minimum(ssthresh[j], cwnd[j])
+                    t_cwr[j] = now + self.prop[j] + q[scen[j]] / self.capacity[scen[j]]
+
             # --- timers: flow starts, loss detection, recovery ends, time-outs.
             due = np.flatnonzero(t_next <= now)
             deciding = None
@@ -415,6 +432,15 @@ class _Engine:
             queue.observe(arr.reshape(S, n), now, dt)
             idle = np.maximum(cap - q - A, 0.0)
             D = queue.early_drops(q, A if d is None else A - d.reshape(S, n).sum(axis=1), idle, cap, rng)
+            if self.ecn:
+                # Early (spaced) decisions become marks; forced drops stay drops.
+                marks = D - queue.forced
+                D = queue.forced.copy()
+                if marks.any():
+                    jm, _ = self._assign(arr if d is None else arr - d, marks, None)
+                    echo = now + self.prop[jm] + q[scen[jm]] / self.capacity[scen[jm]]
+                    t_ece[jm] = np.minimum(t_ece[jm], echo)
+                    marked += marks if measuring else 0.0
             if d is not None:
                 D = D + d.reshape(S, n).sum(axis=1)
             over = np.maximum(np.ceil(q + A - D - cap - self.limit), 0.0)  # overflow (and RED's hard limit)
@@ -531,7 +557,8 @@ class _Engine:
                              loss_rate=np.array([x[s] for x in tr_l]), window=np.array([x[s] for x in tr_w]))
             a = acc["arr"][s]
             results.append(SimResult(
-                loss_rate=float(acc["drop"][s] / a) if a > 0 else 0.0,
+                loss_rate=float((acc["drop"][s] + marked[s]) / a) if a > 0 else 0.0,
+                mark_rate=float(marked[s] / a) if a > 0 else 0.0,
                 queue=float(acc["qsum"][s] / steps),
                 utilization=float(acc["served"][s] / (self.serve[s] * steps)),
                 timeouts_per_packet=float(acc["rto"][s] / a) if a > 0 else 0.0,

@@ -24,6 +24,8 @@ SUB = 4  # slices per step in which RED follows the queue
 class _DropTailState:
     """Drop-tail drops nothing early; the engine's buffer limit does the rest."""
 
+    ecn = False
+
     def __init__(self, specs):
         self.size = len(specs)
 
@@ -42,6 +44,7 @@ class _REDState:
     """
 
     def __init__(self, specs):
+        self.ecn = specs[0].ecn
         self.gentle = specs[0].gentle
         if any(s.gentle != self.gentle for s in specs):
             raise ValueError("queue: a batch must not mix gentle and plain RED")
@@ -79,6 +82,7 @@ class _REDState:
         if self.threshold is None:
             self.threshold = (1.0 - rng.random(len(self.avg))).tolist()
         drops = np.zeros(arrivals.size)
+        self.forced = np.zeros(arrivals.size)  # of which forced (p_b = 1): never marked
         rows = zip(q.tolist(), arrivals.tolist(), idle.tolist(), serve.tolist(), strict=True)
         for s, (q0, a, m, c) in enumerate(rows):
             # The queue moves by up to a step's service while the step's packets
@@ -126,6 +130,7 @@ class _REDState:
             forced = float(above)
             if forced:
                 self.count[s] = 0.0
+                self.forced[s] += forced
             a -= forced
         return forced + self._spaced(s, self._p_b(s, at) if at < one else 0.0, a, rng)
 
@@ -157,6 +162,7 @@ class _FPQState(_REDState):
     """FPQ: RED whose curve follows a bit-vector count of the active flows."""
 
     gentle = False
+    ecn = False
 
     def __init__(self, scenarios, rng):
         self.specs = [s.queue for s in scenarios]

@@ -16,7 +16,10 @@ class SimResult(Result):
     Attributes
     ----------
     loss_rate : float
-        Packets dropped (at the queue or on the link) / packets arriving [-].
+        Packets dropped (at the queue or on the link) or ECN-marked / packets
+        arriving [-].
+    mark_rate : float
+        ECN-marked packets / packets arriving [-] (0 without ECN).
     queue : float
         Time-average bottleneck queue [packets].
     utilization : float
@@ -44,6 +47,7 @@ class SimResult(Result):
     """
 
     loss_rate: float
+    mark_rate: float
     queue: float
     utilization: float
     timeouts_per_packet: float

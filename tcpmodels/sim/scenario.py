@@ -78,6 +78,9 @@ class RED(Result):
         Hard limit of the physical queue [packets].  ``None`` gives 4 max_th
         (the ns-3 reference set-up; the thesis had no hard limit, and the forced
         drops above max_th keep the queue well below 4 max_th anyway).
+    ecn : bool
+        Mark instead of drop (RFC 3168) the packets of senders that support ECN
+        on RED's early decisions; forced drops (p_b = 1) and overflow still drop.
 
     Notes
     -----
@@ -98,6 +101,7 @@ class RED(Result):
     weight: float = 0.002
     gentle: bool = False
     buffer: int | None = None
+    ecn: bool = False
 
     def __post_init__(self):
         _set(self, "min_th", float(_checks.nonnegative("min_th", self.min_th)))
@@ -107,6 +111,7 @@ class RED(Result):
         _set(self, "max_p", float(_checks.in_range("max_p", self.max_p, 0, 1, low_open=True)))
         _set(self, "weight", float(_checks.in_range("weight", self.weight, 0, 1, low_open=True)))
         _set(self, "gentle", bool(self.gentle))
+        _set(self, "ecn", bool(self.ecn))
         if self.buffer is not None:
             _set(self, "buffer", int(_checks.whole("buffer", self.buffer, minimum=1)))
 
@@ -207,6 +212,9 @@ class Tahoe(Result):
     delayed_ack : bool
         The receiver ACKs every second packet, so congestion avoidance grows the
         window by one packet per two windows.
+    ecn : bool
+        The sender negotiates ECN: a mark echoed back halves its window (at
+        most once per round trip) without a retransmission.
 
     Examples
     --------
@@ -221,6 +229,7 @@ class Tahoe(Result):
     granularity: float = 0.5
     max_rto: float = 64.0
     delayed_ack: bool = True
+    ecn: bool = False
 
     def __post_init__(self):
         if self.max_window is not None:
@@ -233,6 +242,7 @@ class Tahoe(Result):
         if not self.max_rto >= self.min_rto:
             raise ValueError(f"max_rto must be >= min_rto ({self.min_rto}), got {self.max_rto}")
         _set(self, "delayed_ack", bool(self.delayed_ack))
+        _set(self, "ecn", bool(self.ecn))
 
 
 @dataclasses.dataclass(frozen=True)
