@@ -16,7 +16,7 @@ True
 
 from .engine import simulate
 from .result import SimResult
-from .scenario import FPQ, RED, REDI, DropTail, NewReno, RandomDrop, Reno, Scenario, Tahoe
+from .scenario import FPQ, RED, REDI, CHOKe, DropTail, NewReno, RandomDrop, Reno, Scenario, Tahoe
 
-__all__ = ["Scenario", "simulate", "SimResult", "DropTail", "RandomDrop", "RED", "REDI", "FPQ",
+__all__ = ["Scenario", "simulate", "SimResult", "DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ",
            "Tahoe", "Reno", "NewReno"]

@@ -30,7 +30,7 @@ import numpy as np
 from .. import metrics, units
 from .queues import make_queue
 from .result import SimResult
-from .scenario import NewReno, RandomDrop, Reno, Scenario, Tahoe
+from .scenario import CHOKe, NewReno, RandomDrop, Reno, Scenario, Tahoe
 
 __all__ = ["simulate"]
 
@@ -155,6 +155,8 @@ class _Engine:
 
         self.queue = make_queue(scenarios, rng)
         self.random_drop = isinstance(first.queue, RandomDrop)
+        self.choke = isinstance(first.queue, CHOKe)
+        self.min_th = np.array([getattr(s.queue, "min_th", 0.0) for s in scenarios])
         # RFC 3168: RED marks instead of dropping when both ends speak ECN.
         self.ecn = bool(self.queue.ecn and first.sender.ecn)
         worst_delay = (self.prop.max() + (self.limit / self.capacity).max() + dt) / dt
@@ -285,11 +287,34 @@ class _Engine:
                     rounds = 1.0 if (self.sack or self.variant == RENO) else lost
                     t_next[j] = now + rounds * (self.prop[j] + q[scen[j]] / self.capacity[scen[j]])
 
-        def evict(over, arriving, now, k):
+        def drop_queued(i, frac, k, arriving):
+            # Remove one of flow i's queued packets, at fraction `frac` of its share
+            # from the head: its ACK (due between now + RTT and now + RTT + queueing
+            # delay) leaves the ring and the flow learns of the loss as usual.
+            s = scen[i]
+            col = ring2[:, i]
+            aim = int(k + self.prop_steps[i] + frac * q[s] / self.capacity[s] / dt) % L
+            order = np.roll(np.arange(L), -aim)
+            hit = order[np.flatnonzero(col[order] > 0)[:1]]
+            if not hit.size:
+                return False
+            col[hit[0]] -= 1.0
+            queued[i] = max(queued[i] - 1.0, 0.0)
+            dropped[i] += 1.0
+            if state[i] == OPEN:
+                state[i] = PENDING
+                drop_mark[i] = dropped[i] - 1.0
+                # Sent after it: its packets queued behind it, the step's, the access link's.
+                sent_mark[i] = sent[i] - backlog[i] - arriving - np.floor(queued[i] * (1.0 - frac))
+                t_next[i] = ((hit[0] - k) % L + k - 0.5) * dt
+            elif state[i] == RECOVERY:
+                carried[i] += 1.0
+            return True
+
+        def evict(over, arriving, k):
             # Random drop (Morris 2.2.1): each overflowing packet removes a random
-            # queued one; the arrivals count as queued.  A victim already in the
-            # queue loses its ACK from the ring; one among this step's arrivals is
-            # returned (per scenario) for the usual arrival-drop path.
+            # queued one; the arrivals count as queued.  Victims among this step's
+            # arrivals are returned (per scenario) for the usual arrival-drop path.
             share = queued + arriving
             cs = np.cumsum(share)
             ends = cs[n - 1::n]
@@ -300,29 +325,8 @@ class _Engine:
             into = pos - (cs[who] - share[who])  # where in the flow's share the victim sits
             on_arrivals = np.zeros(S)
             for i, x, s in zip(who.tolist(), into.tolist(), owner.tolist(), strict=True):
-                frac = x / share[i] if share[i] > 0 else 1.0
-                if x >= queued[i] or queued[i] < 1.0:  # among this step's arrivals
+                if x >= queued[i] or queued[i] < 1.0 or not drop_queued(i, x / queued[i], k, arriving[i]):
                     on_arrivals[s] += 1.0
-                    continue
-                # Its ACK was due between now + RTT and now + RTT + queueing delay.
-                col = ring2[:, i]
-                aim = int(k + self.prop_steps[i] + frac * q[s] / self.capacity[s] / dt) % L
-                order = np.roll(np.arange(L), -aim)
-                hit = order[np.flatnonzero(col[order] > 0)[:1]]
-                if not hit.size:
-                    on_arrivals[s] += 1.0
-                    continue
-                col[hit[0]] -= 1.0
-                queued[i] -= 1.0
-                dropped[i] += 1.0
-                if state[i] == OPEN:
-                    state[i] = PENDING
-                    drop_mark[i] = dropped[i] - 1.0
-                    # Sent after it: its packets queued behind it, the step's, the access link's.
-                    sent_mark[i] = sent[i] - backlog[i] - arriving[i] - np.floor(queued[i] * (1.0 - frac))
-                    t_next[i] = ((hit[0] - k) % L + k - 0.5) * dt
-                elif state[i] == RECOVERY:
-                    carried[i] += 1.0
             return on_arrivals
 
         for k in range(self.steps):
@@ -431,7 +435,23 @@ class _Engine:
             A = arr.reshape(S, n).sum(axis=1)
             queue.observe(arr.reshape(S, n), now, dt)
             idle = np.maximum(cap - q - A, 0.0)
-            D = queue.early_drops(q, A if d is None else A - d.reshape(S, n).sum(axis=1), idle, cap, rng)
+            matched = None
+            if self.choke:
+                # CHOKe: while RED's average is above min_th, each arrival meets a random
+                # queued packet; the same flow's loses both.
+                live = np.repeat((np.array(queue.avg) > self.min_th) & (q >= 1.0), n)
+                p_match = np.where(live, queued / np.repeat(np.maximum(q, 1.0), n), 0.0)
+                offered = arr if d is None else arr - d
+                matched = rng.binomial(offered.astype(np.int64), np.minimum(p_match, 1.0)).astype(float)
+                from_queue = np.zeros(S)
+                for i in np.flatnonzero(matched):
+                    for _ in range(int(matched[i])):
+                        from_queue[scen[i]] += drop_queued(i, rng.random(), k, offered[i])
+                gone = matched.reshape(S, n).sum(axis=1)
+                A_red = A - gone if d is None else A - gone - d.reshape(S, n).sum(axis=1)
+                D = queue.early_drops(q, A_red, idle, cap, rng)
+            else:
+                D = queue.early_drops(q, A if d is None else A - d.reshape(S, n).sum(axis=1), idle, cap, rng)
             if self.ecn:
                 # Early (spaced) decisions become marks; forced drops stay drops.
                 marks = D - queue.forced
@@ -443,13 +463,23 @@ class _Engine:
                     marked += marks if measuring else 0.0
             if d is not None:
                 D = D + d.reshape(S, n).sum(axis=1)
+            if matched is not None:
+                D = D + gone + from_queue
             over = np.maximum(np.ceil(q + A - D - cap - self.limit), 0.0)  # overflow (and RED's hard limit)
             D = D + over
             if D.any():
                 if self.random_drop and over.any():
                     # Random drop: the overflow falls on queued packets, chosen at random.
-                    on_arrivals = evict(over, arr if d is None else arr - d, now, k)
+                    on_arrivals = evict(over, arr if d is None else arr - d, k)
                     j, dj = self._assign(arr, D - over + on_arrivals, d)
+                elif matched is not None:
+                    # CHOKe's matched arrivals are the flows' own; the rest fall at random.
+                    j, dj = self._assign(arr - matched, D - gone - from_queue, d)
+                    hits = np.zeros(N)
+                    hits[j] += dj
+                    hits += matched
+                    j = np.flatnonzero(hits)
+                    dj = hits[j]
                 else:
                     j, dj = self._assign(arr, D, d)
                 arr[j] -= dj
@@ -487,7 +517,7 @@ class _Engine:
             load = q + A - Dq
             served = np.minimum(load, cap)
             q = load - served
-            if self.random_drop:
+            if self.random_drop or self.choke:
                 # Each flow's share of the queue: FIFO service taken as proportional.
                 queued += arr
                 queued *= np.repeat(np.where(load > 0, q / np.maximum(load, 1e-300), 0.0), n)

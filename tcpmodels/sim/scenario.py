@@ -11,7 +11,8 @@ import math
 from .. import _checks, fpq, units
 from .._results import Result
 
-__all__ = ["DropTail", "RandomDrop", "RED", "REDI", "FPQ", "Tahoe", "Reno", "NewReno", "Scenario", "QUEUES", "SENDERS"]
+__all__ = ["DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ", "Tahoe", "Reno", "NewReno", "Scenario",
+           "QUEUES", "SENDERS"]
 
 
 def _set(obj, name, value):
@@ -134,6 +135,22 @@ class REDI(RED):
     """
 
     weight: float = dataclasses.field(default=1.0, init=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class CHOKe(RED):
+    """CHOKe (Pan, Prabhakar & Psounis 2000): RED plus a match test on arrival.
+
+    While the average queue is above min_th, each arriving packet is compared
+    with a packet drawn at random from the queue; if both belong to the same
+    flow, both are dropped.  Otherwise RED decides.  A flow is thus hit in
+    proportion to its share of the queue.  Parameters as :class:`RED`.
+
+    Examples
+    --------
+    >>> CHOKe(min_th=5, max_th=100, max_p=0.1).limit
+    400
+    """
 
 
 @dataclasses.dataclass(frozen=True)
@@ -285,7 +302,7 @@ class NewReno(Tahoe):
         _set(self, "sack", bool(self.sack))
 
 
-QUEUES = {"droptail": DropTail, "random-drop": RandomDrop, "red": RED, "redi": REDI, "fpq": FPQ}
+QUEUES = {"droptail": DropTail, "random-drop": RandomDrop, "red": RED, "redi": REDI, "choke": CHOKe, "fpq": FPQ}
 SENDERS = {"tahoe": Tahoe, "reno": Reno, "newreno": NewReno}
 
 
@@ -303,9 +320,10 @@ class Scenario(Result):
         Mean round-trip propagation time [s].
     packet_size : float
         Packet size [bytes] (576).
-    queue : DropTail, RandomDrop, RED, REDI, FPQ or str
+    queue : DropTail, RandomDrop, RED, REDI, CHOKe, FPQ or str
         Queue discipline at the bottleneck; a name (``"droptail"``,
-        ``"random-drop"``, ``"red"``, ``"redi"``, ``"fpq"``) gives its defaults.
+        ``"random-drop"``, ``"red"``, ``"redi"``, ``"choke"``, ``"fpq"``) gives
+        its defaults.
     sender : Tahoe, Reno, NewReno or str
         TCP variant of every flow; a name gives its defaults.
     duration : float
