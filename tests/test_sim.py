@@ -23,7 +23,8 @@ QUEUES = [
     sim.CHOKe(min_th=3, max_th=30, max_p=0.1),
     sim.FPQ(ppf=3, bits=200, t_clear=1.0),
 ]
-SENDERS = [sim.Tahoe(), sim.Reno(), sim.NewReno(), sim.NewReno(sack=True), sim.Tahoe(delayed_ack=False)]
+SENDERS = [sim.Tahoe(), sim.Reno(), sim.NewReno(), sim.NewReno(sack=True), sim.Tahoe(delayed_ack=False),
+           sim.NewReno(limited_transmit=True)]
 
 
 def scenario(**kw):
@@ -223,3 +224,15 @@ def test_choke_evens_out_flows_with_different_rtts():
         runs = sim.simulate(sim.Scenario(**base, queue=queue), seeds=range(3))
         jain[type(queue).__name__] = np.mean([r.jain_index for r in runs])
     assert jain["CHOKe"] > jain["RED"]
+
+
+def test_limited_transmit_saves_small_windows_from_time_outs():
+    # RFC 3042: two extra packets on the first duplicate ACKs let windows of
+    # 2-3 packets gather the three duplicate ACKs fast retransmit needs.
+    # Windows here average ~3.4 packets (measured: time-outs per packet fall
+    # from 0.018 to 0.011); 0.8 leaves room for seed-to-seed spread.
+    base = dict(n_flows=30, bandwidth=2e6, rtt=0.04, queue=sim.RED(min_th=5, max_th=100, max_p=0.05),
+                duration=40.0, warmup=10.0, start_spread=2.0)
+    plain = sim.simulate(sim.Scenario(**base, sender=sim.NewReno()), seeds=range(2))
+    lt = sim.simulate(sim.Scenario(**base, sender=sim.NewReno(limited_transmit=True)), seeds=range(2))
+    assert np.mean([r.timeouts_per_packet for r in lt]) < 0.8 * np.mean([r.timeouts_per_packet for r in plain])

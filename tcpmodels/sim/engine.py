@@ -147,6 +147,7 @@ class _Engine:
         self.max_window = col([s.max_window for s in scenarios])
         self.iw = col([s.sender.initial_window for s in scenarios])
         self.dupthresh = col([s.sender.dupack_threshold for s in scenarios])
+        self.limited = col([2.0 if s.sender.limited_transmit else 0.0 for s in scenarios])
         self.min_rto = col([s.sender.min_rto for s in scenarios])
         self.max_rto = col([s.sender.max_rto for s in scenarios])
         self.gran = col([s.sender.granularity for s in scenarios])
@@ -404,9 +405,16 @@ class _Engine:
             room *= can_send
             if deciding is not None and deciding.size:
                 # Only ACKs of packets sent before the loss open the window: up to
-                # cwnd - 1 packets may follow the lost one (no limited transmit).
+                # cwnd - 1 packets may follow the lost one, plus, with limited
+                # transmit (RFC 3042), one new packet on each of the first two
+                # duplicate ACKs: one surviving packet after the loss starts that
+                # chain (each new packet brings the next duplicate ACK), counted
+                # here at once rather than over the extra round trips it takes.
                 j = deciding
-                room[j] = np.minimum(room[j], np.floor(cwnd[j]) - 1 - (sent[j] - sent_mark[j]))
+                after = sent[j] - sent_mark[j]
+                chain = after - (dropped[j] - drop_mark[j] - 1) >= 1
+                base = np.maximum(np.minimum(room[j], np.floor(cwnd[j]) - 1 - after), 0.0)
+                room[j] = base + self.limited[j] * chain  # RFC 3042 lets these exceed cwnd
             np.maximum(room, 0.0, out=room)
             inflight += room
             backlog += room

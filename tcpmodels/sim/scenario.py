@@ -232,6 +232,9 @@ class Tahoe(Result):
     ecn : bool
         The sender negotiates ECN: a mark echoed back halves its window (at
         most once per round trip) without a retransmission.
+    limited_transmit : bool
+        RFC 3042: the first two duplicate ACKs each release a new packet, so a
+        window of 2-3 packets can still gather three duplicate ACKs.
 
     Examples
     --------
@@ -247,6 +250,7 @@ class Tahoe(Result):
     max_rto: float = 64.0
     delayed_ack: bool = True
     ecn: bool = False
+    limited_transmit: bool = False
 
     def __post_init__(self):
         if self.max_window is not None:
@@ -260,6 +264,7 @@ class Tahoe(Result):
             raise ValueError(f"max_rto must be >= min_rto ({self.min_rto}), got {self.max_rto}")
         _set(self, "delayed_ack", bool(self.delayed_ack))
         _set(self, "ecn", bool(self.ecn))
+        _set(self, "limited_transmit", bool(self.limited_transmit))
 
 
 @dataclasses.dataclass(frozen=True)
