@@ -21,6 +21,11 @@ chosen):
   stalls until its retransmission timer fires (RFC 6298 RTO with minimum,
   granularity and exponential back-off).  Lost retransmissions also end in a
   time-out.  No closed-form loss, window or time-out law is used.
+* Queues: drop-tail and RED drop arrivals; random drop and CHOKe remove
+  queued packets too (the flows' shares of the queue are tracked, a victim's
+  ACK is taken out of the ring); RED with ECN marks ECN senders' packets
+  instead of dropping them early, and the mark halves the window one RTT
+  later; FPQ retunes RED as its bit-vector count of the flows moves.
 """
 
 import math
