@@ -35,8 +35,10 @@ def test_parameters_documented(qualname, obj):
         params = []
     if inspect.isclass(obj) and target is object.__init__:
         params = []
+    # A subclass may document its parameters as "Parameters as :class:`Base`".
+    docs = [inspect.getdoc(k) or "" for k in inspect.getmro(obj)] if inspect.isclass(obj) else [doc]
     documented = set()
-    for line in doc.splitlines():
+    for line in "\n".join(docs).splitlines():
         m = re.match(r"^(\w+(?:\s*,\s*\w+)*)\s*:", line)
         if m:
             documented.update(x.strip() for x in m.group(1).split(","))

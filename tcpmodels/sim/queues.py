@@ -205,6 +205,19 @@ def make_queue(scenarios, rng):
 
     Drop-tail and random drop share the state (no early drops); the engine
     chooses the victims of an overflow.
+
+    Parameters
+    ----------
+    scenarios : sequence of Scenario
+        The batch; every ``.queue`` must be of one discipline.
+    rng : numpy.random.Generator
+        The batch's single source of randomness (RED's drop spacing, CHOKe's
+        draws, FPQ's bit clearing).
+
+    Returns
+    -------
+    object
+        The queue state the engine steps.
     """
     specs = [s.queue for s in scenarios]
     kind = type(specs[0])
