@@ -257,9 +257,10 @@ def queue_for_loss(loss_rate, max_th, max_p):
 
 # ---------------------------------------------------------------- equilibria
 
-def _p2_residual(l, n, max_th, max_p, rtt, cap, rto):
-    # Eq. 5.14: redq(l) + pps r = n pif(l, r)
-    return n * tcp._packets_in_flight(l, rtt, rto) - l * max_th / (2.0 * max_p) - cap * rtt
+def _p2_residual(l, n, slope, wire, rtt, rto):
+    # Eq. 5.14: redq(l) + pps r = n pif(l, r), with redq(l) = slope * l (Eq. 5.10,
+    # slope = max_th / 2 max_p) and wire = pps r, both computed once per solve.
+    return n * tcp._packets_in_flight(l, rtt, rto) - slope * l - wire
 
 
 def _p3_window(l):
@@ -413,7 +414,7 @@ def equilibrium(n_flows, max_th, max_p, *, model="P3", rtt=None, capacity=None, 
             # Ignoring time-outs and the wire gives P1 with exact constants,
             # n w(l) = redq(l): an upper bound on the P2 root.
             upper = np.minimum((2.0 * tcp.WINDOW_CONSTANT * n * mp / hi) ** (2.0 / 3.0), 1.0)
-            args = (n, hi, mp, r, cap, timeout)
+            args = (n, hi / (2.0 * mp), cap * r, r, timeout)
             l = _solve(_p2_residual, upper, args)
             q = l * hi / (2.0 * mp)
             w = tcp._window(l)
