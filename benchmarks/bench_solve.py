@@ -28,7 +28,8 @@ def points(n, seed=0):
 
 
 def brentq_p2(n, max_th, max_p):
-    return np.array([brentq(red._p2_residual, 1e-15, 1.0, args=(a, b / (2 * c), CAP * RTT, RTT, 1.0), xtol=1e-300, rtol=1e-14)
+    return np.array([brentq(red._p2_residual, 1e-15, 1.0, args=(a, b / (2 * c), CAP * RTT, RTT, 1.0),
+                            xtol=1e-300, rtol=1e-14)
                      for a, b, c in zip(n, max_th, max_p, strict=True)])
 
 

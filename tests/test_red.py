@@ -78,7 +78,8 @@ def test_p2_agrees_with_brentq():
     n, mth, mp = rng.uniform(1, 500, 50), rng.uniform(50, 3000, 50), rng.uniform(0.002, 0.2, 50)
     e = red.equilibrium(n, mth, mp, model="P2", rtt=0.05, capacity=CAP)
     for i in range(50):
-        ref = brentq(red._p2_residual, 1e-12, 1.0, args=(n[i], mth[i] / (2 * mp[i]), CAP * 0.05, 0.05, 1.0), xtol=1e-300, rtol=1e-14)
+        args = (n[i], mth[i] / (2 * mp[i]), CAP * 0.05, 0.05, 1.0)
+        ref = brentq(red._p2_residual, 1e-12, 1.0, args=args, xtol=1e-300, rtol=1e-14)
         assert e.loss_rate[i] == pytest.approx(ref, rel=1e-9)
 
 
