@@ -203,21 +203,20 @@ class _FPQState(_REDState):
 def make_queue(scenarios, rng):
     """Return the engine state of a batch of scenarios with same-kind queues.
 
-    Drop-tail and random drop share the state (no early drops); the engine
-    chooses the victims of an overflow.
-
     Parameters
     ----------
-    scenarios : sequence of Scenario
-        The batch; every ``.queue`` must be of one discipline.
+    scenarios : list of Scenario
+        The batch; every queue spec must be of one kind.
     rng : numpy.random.Generator
-        The batch's single source of randomness (RED's drop spacing, CHOKe's
-        draws, FPQ's bit clearing).
+        The run's single generator (FPQ's counters draw from it).
 
     Returns
     -------
     object
-        The queue state the engine steps.
+        State with ``observe(arrivals, now, dt)`` and
+        ``early_drops(q, arrivals, idle, serve, rng)`` [packets per scenario].
+        Drop-tail and random drop share the state (no early drops); the
+        engine chooses the victims of an overflow.
     """
     specs = [s.queue for s in scenarios]
     kind = type(specs[0])

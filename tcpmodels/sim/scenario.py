@@ -51,7 +51,11 @@ class RandomDrop(DropTail):
     """Random drop: on overflow a randomly chosen queued packet is dropped, not the arrival.
 
     The loss lands on flows in proportion to what they have queued (Morris
-    1999, section 2.2.1).  Parameters as :class:`DropTail`.
+    1999, section 2.2.1).
+
+    Parameters
+    ----------
+{inherited}
 
     Examples
     --------
@@ -126,7 +130,9 @@ class RED(Result):
 class REDI(RED):
     """RED on the instantaneous queue (RED-I): RED with an EWMA weight of 1.
 
-    Same parameters as :class:`RED` except ``weight``, which is fixed at 1.
+    Parameters
+    ----------
+{inherited}
 
     Examples
     --------
@@ -144,7 +150,11 @@ class CHOKe(RED):
     While the average queue is above min_th, each arriving packet is compared
     with a packet drawn at random from the queue; if both belong to the same
     flow, both are dropped.  Otherwise RED decides.  A flow is thus hit in
-    proportion to its share of the queue.  Parameters as :class:`RED`.
+    proportion to its share of the queue.
+
+    Parameters
+    ----------
+{inherited}
 
     Examples
     --------
@@ -273,8 +283,11 @@ class Reno(Tahoe):
 
     A second loss in the same window cannot be repaired by Reno's single fast
     retransmit without a further three duplicate ACKs, which the halved window
-    rarely supplies; the simulator lets such windows time out.  Parameters as
-    :class:`Tahoe`.
+    rarely supplies; the simulator lets such windows time out.
+
+    Parameters
+    ----------
+{inherited}
 
     Examples
     --------
@@ -291,8 +304,8 @@ class NewReno(Tahoe):
     ----------
     sack : bool
         With selective acknowledgements all holes are retransmitted within one
-        round trip; without, one per round trip (partial ACKs).  Other
-        parameters as :class:`Tahoe`.
+        round trip; without, one per round trip (partial ACKs).
+{inherited}
 
     Examples
     --------
@@ -306,6 +319,32 @@ class NewReno(Tahoe):
         super().__post_init__()
         _set(self, "sack", bool(self.sack))
 
+
+def _parameters(cls):
+    """The entries of a numpydoc Parameters section, as written in `cls`' docstring."""
+    lines = cls.__doc__.split("\n")
+    start = lines.index("    Parameters") + 2
+    end = next(i for i in range(start, len(lines)) if not lines[i].strip())
+    return "\n".join(lines[start:end])
+
+
+def _inherit_parameters(cls, base, skip=()):
+    # A subclass takes its parent's parameters: they are written once, on the
+    # parent, and copied into the subclass' docstring here.
+    entries, keep = [], True
+    for line in _parameters(base).split("\n"):
+        if not line.startswith("        "):
+            keep = line.split(":")[0].strip() not in skip
+        if keep:
+            entries.append(line)
+    cls.__doc__ = cls.__doc__.replace("{inherited}", "\n".join(entries))
+
+
+_inherit_parameters(RandomDrop, DropTail)
+_inherit_parameters(REDI, RED, skip=("weight",))
+_inherit_parameters(CHOKe, RED)
+_inherit_parameters(Reno, Tahoe)
+_inherit_parameters(NewReno, Tahoe)
 
 QUEUES = {"droptail": DropTail, "random-drop": RandomDrop, "red": RED, "redi": REDI, "choke": CHOKe, "fpq": FPQ}
 SENDERS = {"tahoe": Tahoe, "reno": Reno, "newreno": NewReno}
