@@ -299,11 +299,18 @@ class _Engine:
             # delay) leaves the ring and the flow learns of the loss as usual.
             s = scen[i]
             col = ring2[:, i]
-            aim = int(k + self.prop_steps[i] + frac * q[s] / self.capacity[s] / dt) % L
-            order = np.roll(np.arange(L), -aim)
-            hit = order[np.flatnonzero(col[order] > 0)[:1]]
-            if not hit.size:
-                return False
+            # Only ACK slots of packets still in the queue qualify; none there means
+            # the victim is a packet the sender already wrote off (sent before a
+            # time-out or Tahoe restart): it goes without the sender noticing.
+            first = int(k + self.prop_steps[i])
+            width = int(q[s] / self.capacity[s] / dt) + 2
+            aim = min(int(frac * width), width - 1)
+            window = (first + np.arange(width)) % L
+            live = np.flatnonzero(col[window] > 0)
+            if not live.size:
+                queued[i] = max(queued[i] - 1.0, 0.0)
+                return True
+            hit = window[live[np.argmin(np.abs(live - aim))]:][:1]
             col[hit[0]] -= 1.0
             queued[i] = max(queued[i] - 1.0, 0.0)
             dropped[i] += 1.0
