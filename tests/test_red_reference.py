@@ -42,8 +42,9 @@ def test_thesis_models_errors_recorded(reference_rows):
     # (measured +85 % at 300 flows and +169 % at max_th=100).
     loss1, queue1 = errors(reference_rows, "P1")
     assert queue1.max() > 1.5
-    # P3 is the best model on every row but two, where P1's and P2's errors
-    # cancel by chance (max_p 0.005 and 200 flows on loss); record that too.
+    # P3 is the best model on loss on every row but two, where a thesis form
+    # lands closer by chance: 10 flows (P2 -5 % against P3 +11 %) and 200
+    # flows (P1 -3 % against P3 -5 %, P1's neglected wire and time-outs cancelling).
     loss3, queue3 = errors(reference_rows, "P3")
     best = np.abs(loss3) <= np.minimum(np.abs(loss1), np.abs(loss2))
-    assert best.sum() >= len(flows) - 3
+    assert best.sum() >= len(flows) - 2
