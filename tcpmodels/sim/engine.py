@@ -35,12 +35,11 @@ import numpy as np
 from .. import metrics, units
 from .queues import make_queue
 from .result import SimResult
-from .scenario import CHOKe, NewReno, RandomDrop, Reno, Scenario, Tahoe
+from .scenario import CHOKe, NewReno, RandomDrop, Reno, Scenario, Tahoe, _Sender
 
 __all__ = ["simulate"]
 
 OPEN, PENDING, RECOVERY, STALLED, IDLE = 0, 1, 2, 3, 4
-BLOCK = 256  # steps per block of pre-drawn random numbers
 TAHOE, RENO, NEWRENO = 0, 1, 2
 
 
@@ -98,7 +97,8 @@ def _with_seed(scenario, seed):
 def _shape_key(s):
     return (
         s.n_flows, s.duration, s.warmup, s.step, type(s.queue), getattr(s.queue, "gentle", None),
-        getattr(s.queue, "ecn", None), type(s.sender), getattr(s.sender, "sack", None), s.sender.ecn,
+        getattr(s.queue, "ecn", None), type(s.sender), getattr(s.sender, "sack", None),
+        getattr(s.sender, "go_back_n", None), s.sender.ecn,
         s.trace, s.trace_interval, s.trace_flows,
     )
 
@@ -147,7 +147,9 @@ class _Engine:
 
         snd = first.sender
         self.variant = NEWRENO if isinstance(snd, NewReno) else RENO if isinstance(snd, Reno) else TAHOE
-        assert isinstance(snd, Tahoe)
+        assert isinstance(snd, _Sender)
+        # A second loss in the window needs its own duplicate ACKs (Reno, RFC 2001 Tahoe).
+        self.one_hole = self.variant == RENO or (isinstance(snd, Tahoe) and not snd.go_back_n)
         self.sack = bool(getattr(snd, "sack", False))
         self.max_window = col([s.max_window for s in scenarios])
         self.iw = col([s.sender.initial_window for s in scenarios])
@@ -179,16 +181,24 @@ class _Engine:
         ring = np.zeros(L * N)  # ACKs due at each future step, per flow
         ring2 = ring.reshape(L, N)
 
-        cwnd = self.iw.copy()
-        ssthresh = self.max_window.copy()
-        inflight = np.zeros(N)
-        backlog = np.zeros(N)  # packets waiting on the access link
-        tokens = np.ones(N)
-        acked = np.zeros(N)  # cumulative ACKed packets (goodput)
-        sent = np.zeros(N)  # cumulative packets handed to the access link
+        # The state the per-step ACK and send work reads, one row per variable, so
+        # that the active flows' columns are gathered and written back in one
+        # call each; the names are views of the rows.  Rows 0-6 change every step.
+        F = np.zeros((14, N))
+        (cwnd, inflight, acked, backlog, sent, tokens, tok_k,
+         ssthresh, grow, can_send, wmax, access_step, token_cap, prop_steps) = F
+        cwnd[:] = self.iw
+        # inflight: packets sent and not yet ACKed or written off; backlog: packets
+        # waiting on the access link; acked, sent: cumulative counts (goodput).
+        tokens[:] = 1.0
+        tok_k[:] = -1.0  # step of each flow's last token update (paced access links)
+        ssthresh[:] = self.max_window
+        # grow: ack_gain while the window may grow, else 0
+        wmax[:] = self.max_window
+        access_step[:] = self.access_step
+        token_cap[:] = self.token_cap
+        prop_steps[:] = self.prop_steps
         dropped = np.zeros(N)  # cumulative packets of the flow dropped
-        grow = np.zeros(N)  # ack_gain while the window may grow, else 0
-        can_send = np.zeros(N)
         state = np.full(N, IDLE, dtype=np.int8)
         t_next = self.start.copy()  # next timer of the flow's state machine
         backoff = np.ones(N)
@@ -221,12 +231,15 @@ class _Engine:
             tr_a, tr_d = np.zeros(S), np.zeros(S)
             tr_qs = np.zeros(S)
 
-        ss = np.empty(N, dtype=bool)
-        inc = np.empty(N)
-        room = np.empty(N)
-        arr = np.empty(N)
+        # Only flows with something to do this step are touched: those whose ACKs
+        # come back, whose timer fires, or whose packets still wait on the access
+        # link.  The rest keep their state, so a step costs O(active flows) plus
+        # a few whole-array scans.
+        mark = np.zeros(N, dtype=bool)
+        carry = np.zeros(0, dtype=np.intp)  # flows with packets left on the access link
+        arr = np.zeros(N)  # packets reaching the bottleneck this step (zero outside `snd`)
+        back = np.zeros(N, dtype=np.int64)  # step at which this step's packet ACKs return
         cap = self.serve
-        wmax = self.max_window
         rtt_steps = max(1, int(round(self.prop.mean() / dt)))
         queue = self.queue
 
@@ -250,7 +263,10 @@ class _Engine:
 
         def restart(j, retransmit):
             # Go-back-N after a time-out (or Tahoe's fast retransmit): what is in
-            # flight is written off, the retransmission leaves at once.
+            # flight is written off, the retransmission leaves at once.  (A Tahoe
+            # without go-back-N gets here only with one hole in the window: the
+            # retransmission's ACK then covers everything in flight, and the
+            # duplicate ACKs before it open nothing.)
             ring2[:, j] = 0.0
             cwnd[j] = self.iw[j] if retransmit == "rto" else 1.0
             backlog[j] += 1.0
@@ -267,8 +283,8 @@ class _Engine:
             lost = dropped[j] - drop_mark[j]
             delivered_after = (sent[j] - sent_mark[j]) - (lost - 1)
             fr = delivered_after >= self.dupthresh[j]
-            if self.variant == RENO:
-                fr &= lost <= 1  # a second loss in the window: Reno times out
+            if self.one_hole:
+                fr &= lost <= 1  # a second loss in the window: a time-out
             to = j[~fr]
             if to.size:
                 stall(to, now, now)
@@ -347,19 +363,25 @@ class _Engine:
             measuring = k >= self.measure_from
             if measuring and acked_start is None:
                 acked_start = acked.copy()
-            slot = k % L
-            acks = ring2[slot]
+            acks = ring2[k % L]
+            due = np.flatnonzero(t_next <= now)
+            np.greater(acks, 0.0, out=mark)
+            mark[due] = True
+            mark[carry] = True
+            act = np.flatnonzero(mark)
+
             # --- ACK arrivals: free the window and grow it.
-            inflight -= acks
-            np.maximum(inflight, 0.0, out=inflight)
-            acked += acks
-            np.multiply(acks, grow, out=inc)
-            np.less(cwnd, ssthresh, out=ss)
-            np.divide(inc, cwnd, out=room)
-            np.copyto(room, inc, where=ss)  # slow start: +1/2 per packet ACKed
-            cwnd += room
-            np.minimum(cwnd, wmax, out=cwnd)
-            acks[:] = 0.0
+            G = F[:, act]
+            g_cw, g_in, g_ack = G[:3]
+            a = acks[act]
+            acks[act] = 0.0
+            g_in -= a
+            np.maximum(g_in, 0.0, out=g_in)
+            g_ack += a
+            a *= G[8]  # grow
+            g_cw += np.where(g_cw < G[7], a, a / g_cw)  # slow start: +1/2 per packet ACKed
+            np.minimum(g_cw, G[10], out=g_cw)
+            F[:3, act] = G[:3]
 
             if self.ecn:
                 echoed = np.flatnonzero(t_ece <= now)
@@ -373,7 +395,6 @@ class _Engine:
                     t_cwr[j] = now + self.prop[j] + q[scen[j]] / self.capacity[scen[j]]
 
             # --- timers: flow starts, loss detection, recovery ends, time-outs.
-            due = np.flatnonzero(t_next <= now)
             deciding = None
             if due.size:
                 st = state[due]
@@ -412,9 +433,11 @@ class _Engine:
                     restart(j, "rto")
 
             # --- sending: whatever the window allows goes onto the access link.
-            np.floor(cwnd, out=room)
-            room -= inflight
-            room *= can_send
+            if due.size or self.ecn:
+                G = F[:, act]  # the timers and echoes changed some of them
+            g_cw, g_in, g_ack, g_bl, g_sent, g_tok, g_tk = G[:7]
+            room = np.floor(g_cw) - g_in
+            room *= G[9]  # can_send
             if deciding is not None and deciding.size:
                 # Only ACKs of packets sent before the loss open the window: up to
                 # cwnd - 1 packets may follow the lost one, plus, with limited
@@ -423,26 +446,36 @@ class _Engine:
                 # chain (each new packet brings the next duplicate ACK), counted
                 # here at once rather than over the extra round trips it takes.
                 j = deciding
+                at = np.searchsorted(act, j)
                 after = sent[j] - sent_mark[j]
                 chain = after - (dropped[j] - drop_mark[j] - 1) >= 1
-                base = np.maximum(np.minimum(room[j], np.floor(cwnd[j]) - 1 - after), 0.0)
-                room[j] = base + self.limited[j] * chain  # RFC 3042 lets these exceed cwnd
+                base = np.maximum(np.minimum(room[at], np.floor(cwnd[j]) - 1 - after), 0.0)
+                room[at] = base + self.limited[j] * chain  # RFC 3042 lets these exceed cwnd
             np.maximum(room, 0.0, out=room)
-            inflight += room
-            backlog += room
-            sent += room
+            g_in += room
+            g_sent += room
+            room += g_bl  # all that waits on the access link
             if self.paced:
-                tokens += self.access_step
-                np.minimum(tokens, self.token_cap, out=tokens)
-                np.floor(tokens, out=arr)
-                np.minimum(arr, backlog, out=arr)
-                tokens -= arr
+                # Tokens accrue one step's worth per step up to the cap; a flow
+                # collects what it earned since it last sent.
+                g_tk -= k
+                g_tk *= G[11]
+                g_tok -= g_tk
+                np.minimum(g_tok, G[12], out=g_tok)
+                g_tk[:] = k
+                out = np.minimum(np.floor(g_tok), room)
+                g_tok -= out
+                np.subtract(room, out, out=g_bl)
             else:
-                arr[:] = backlog
-            backlog -= arr
+                out = room
+                g_bl[:] = 0.0
+            F[:7, act] = G[:7]
+            go = out > 0
+            snd = act[go]  # flows whose packets reach the bottleneck this step
+            arr[snd] = out[go]
             # Retransmissions lead the access queue; only fast recovery needs to know
             # whether one was dropped (elsewhere a lost packet is just a new loss).
-            rj = np.flatnonzero(retx_pending) if self.variant != TAHOE else ()
+            rj = snd[retx_pending[snd] > 0] if self.variant != TAHOE else ()
             if len(rj):
                 retx_arr = np.minimum(arr[rj], retx_pending[rj])
                 retx_pending[rj] -= retx_arr
@@ -451,8 +484,9 @@ class _Engine:
             d = None
             new_loss = None
             if self.lossy:
-                d = rng.binomial(arr.astype(np.int64), self.link_loss).astype(float)
-            A = arr.reshape(S, n).sum(axis=1)
+                d = np.zeros(N)
+                d[snd] = rng.binomial(arr[snd].astype(np.int64), self.link_loss[snd])
+            A = np.bincount(snd // n, weights=arr[snd], minlength=S) if S > 1 else np.array([arr[snd].sum()])
             queue.observe(arr.reshape(S, n), now, dt)
             idle = np.maximum(cap - q - A, 0.0)
             matched = None
@@ -477,7 +511,7 @@ class _Engine:
                 marks = D - queue.forced
                 D = queue.forced.copy()
                 if marks.any():
-                    jm, _ = self._assign(arr if d is None else arr - d, marks, None)
+                    jm, _ = self._assign(arr if d is None else arr - d, marks, None, snd)
                     echo = now + self.prop[jm] + q[scen[jm]] / self.capacity[scen[jm]]
                     t_ece[jm] = np.minimum(t_ece[jm], echo)
                     marked += marks if measuring else 0.0
@@ -491,36 +525,36 @@ class _Engine:
                 if self.random_drop and over.any():
                     # Random drop: the overflow falls on queued packets, chosen at random.
                     on_arrivals = evict(over, arr if d is None else arr - d, k)
-                    j, dj = self._assign(arr, D - over + on_arrivals, d)
+                    j, dj = self._assign(arr, D - over + on_arrivals, d, snd)
                 elif matched is not None:
                     # CHOKe's matched arrivals are the flows' own; the rest fall at random.
-                    j, dj = self._assign(arr - matched, D - gone - from_queue, d)
+                    j, dj = self._assign(arr - matched, D - gone - from_queue, d, snd)
                     hits = np.zeros(N)
                     hits[j] += dj
                     hits += matched
                     j = np.flatnonzero(hits)
                     dj = hits[j]
                 else:
-                    j, dj = self._assign(arr, D, d)
+                    j, dj = self._assign(arr, D, d, snd)
                 arr[j] -= dj
                 dropped[j] += dj
                 st = state[j]
                 o = st == OPEN
                 jo = j[o]
                 if jo.size:
-                    a_before = arr[jo] + dj[o]
+                    djo = dj[o]
                     # Packets sent after the first lost one: everything behind it on the
                     # access link, the step's survivors that came later, the other drops.
                     # (the first of d drops sits at a Beta(1, d) fraction of the step's packets;
                     # exact for one drop: uniform on 0 .. a-1 survivors after it).
-                    surv_after = np.floor((a_before - dj[o] + 1) * rng.random(jo.size) ** (1 / dj[o]))
+                    surv_after = np.floor((arr[jo] + 1) * rng.random(jo.size) ** (1 / djo))
                     state[jo] = PENDING
-                    drop_mark[jo] = dropped[jo] - dj[o]
-                    sent_mark[jo] = sent[jo] - backlog[jo] - surv_after - (dj[o] - 1)
+                    drop_mark[jo] = dropped[jo] - djo
+                    sent_mark[jo] = sent[jo] - backlog[jo] - surv_after - (djo - 1)
                     new_loss = jo  # its duplicate ACKs return with the lost packet's ACK (set below)
-                r = st == RECOVERY
-                jr = j[r]
-                if jr.size:
+                jr = j[st == RECOVERY] if self.variant != TAHOE else ()
+                if len(jr):
+                    r = st == RECOVERY
                     # A dropped retransmission can only be repaired by the timer.
                     a_before = arr[jr] + dj[r]
                     if len(rj):
@@ -544,17 +578,14 @@ class _Engine:
 
             # --- ACKs of the survivors come back after RTT + queueing delay.
             qd = q / self.capacity
-            b = k % BLOCK
-            if b == 0:
-                # Uniforms for the stochastic rounding of ACK delays, drawn in blocks
-                # (one generator call per BLOCK steps); row b is step k's.
-                jitter = self.prop_steps + rng.random((BLOCK, N), dtype=np.float32) + np.arange(k, k + BLOCK)[:, None]
-            if S == 1:
-                back = (jitter[b] + float(qd[0] / dt)).astype(np.int64)
-            else:
-                back = (jitter[b].reshape(S, n) + (qd / dt)[:, None]).astype(np.int64).ravel()
-            sending = np.flatnonzero(arr)
-            ring[(back[sending] % L) * N + sending] += arr[sending]
+            # Whole steps, rounded stochastically (a uniform added before truncation).
+            wait = G[13][go] + rng.random(snd.size) + k
+            wait += qd[snd // n] / dt if S > 1 else qd[0] / dt
+            back[snd] = wait
+            got = arr[snd]
+            live = got > 0
+            sending = snd[live]
+            ring[(back[sending] % L) * N + sending] += got[live]
             if new_loss is not None and new_loss.size:
                 # Loss noticed when the lost packet's ACK would have come back: the
                 # same step the ring gives its step-mates (half a step early for rounding).
@@ -563,6 +594,8 @@ class _Engine:
                 # After the ring insert, so a go-back-N restart also forgets the
                 # ACKs of this step's packets (they are duplicates).
                 decide(deciding, now)
+            arr[snd] = 0.0
+            carry = act[backlog[act] > 0]  # includes retransmissions queued by decide()
 
             if k % rtt_steps == 0:
                 # RTT estimator (RFC 6298 gains), one sample per mean propagation RTT,
@@ -623,39 +656,37 @@ class _Engine:
             ))
         return results
 
-    def _assign(self, arr, D, link):
+    def _assign(self, arr, D, link, flows):
         """Spread each scenario's D drops uniformly over the packets that arrived.
 
+        `flows` (sorted) are the flows that sent this step; `link` (or None)
+        holds the packets each already lost on its link, which count among D.
         Returns the flows hit (sorted, unique) and how many packets each lost.
         """
         S, n = self.S, self.n
-        left = arr if link is None else arr - link
-        rest = D if link is None else D - link.reshape(S, n).sum(axis=1)
-        nz = np.flatnonzero(arr)  # only flows that sent can lose a packet
-        avail = left[nz]
-        cs = np.cumsum(avail)
-        if S == 1:
-            tot = cs[-1:] if cs.size else np.zeros(1)
-        else:
-            tot = np.bincount(nz // n, weights=avail, minlength=S)
-        start = np.cumsum(tot) - tot
-        picks = []
-        for s in np.flatnonzero(rest > 0):
-            k, m = int(rest[s]), int(tot[s])
-            if k >= m:  # everything that arrived is dropped
-                picks.append(np.arange(m) + start[s])
-            else:  # a uniform choice without replacement among the arrivals
-                picks.append(np.argpartition(self.rng.random(m), k - 1)[:k] + start[s])
-        if len(picks) == 1:
-            counts = np.bincount(np.searchsorted(cs, picks[0], side="right"), minlength=nz.size)
-        elif picks:
-            counts = np.bincount(np.searchsorted(cs, np.concatenate(picks), side="right"), minlength=nz.size)
-        else:
-            counts = np.zeros(nz.size, np.intp)
+        avail = arr[flows] if link is None else arr[flows] - link[flows]
+        rest = D if link is None else D - np.bincount(flows // n, weights=link[flows], minlength=S)
+        counts = np.zeros(flows.size)
+        if S == 1 and 0 < rest[0] < avail.sum():
+            # A uniform choice without replacement among the step's packets.
+            k = int(rest[0])
+            pick = np.argpartition(self.rng.random(int(avail.sum())), k - 1)[:k]
+            counts += np.bincount(np.searchsorted(np.cumsum(avail), pick, side="right"), minlength=flows.size)
+        elif (rest > 0).any():
+            # The same per scenario, all at once: every packet draws a key in
+            # [s, s + 1) (s its scenario), the keys are sorted once, and the
+            # first `rest[s]` of scenario s are dropped (all, if it has fewer).
+            whose = np.repeat(np.arange(flows.size), avail.astype(np.int64))
+            key = flows[whose] // n + self.rng.random(whose.size)
+            order = np.argsort(key)
+            s_of = flows[whose[order]] // n
+            tot = np.bincount(s_of, minlength=S)
+            rank = np.arange(whose.size) - (np.cumsum(tot) - tot)[s_of]
+            counts += np.bincount(whose[order[rank < rest[s_of]]], minlength=flows.size)
         if link is not None:
-            counts = counts + link[nz]
+            counts += link[flows]
         hit = np.flatnonzero(counts)
-        return nz[hit], counts[hit].astype(float)
+        return flows[hit], counts[hit]
 
     def _check(self, q, tot, A, D, served, cwnd, inflight, state):
         limit = self.limit

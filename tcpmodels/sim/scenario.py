@@ -217,8 +217,8 @@ class FPQ(Result):
 
 
 @dataclasses.dataclass(frozen=True)
-class Tahoe(Result):
-    """TCP Tahoe: slow start after every fast retransmit (Morris' simulations).
+class _Sender(Result):
+    """What every simulated TCP sender has (the variants add their recovery).
 
     Parameters
     ----------
@@ -278,7 +278,40 @@ class Tahoe(Result):
 
 
 @dataclasses.dataclass(frozen=True)
-class Reno(Tahoe):
+class Tahoe(_Sender):
+    """TCP Tahoe: slow start after every fast retransmit (Morris' simulations).
+
+    Parameters
+    ----------
+    go_back_n : bool
+        How the fast retransmit treats the rest of the window.  ``False``
+        (RFC 2001, 4.3BSD Tahoe): only the missing segment is retransmitted, so
+        a second loss in the same window needs three duplicate ACKs of its own,
+        which the one-packet window of the restarted slow start cannot supply:
+        the sender times out, as Reno does.  ``True`` (the ns simulator's
+        Tahoe agent): the sender resends from the first hole, so slow start
+        repairs further losses of the window without a time-out.  The default
+        reproduces Eq. 5.3 (time-outs per packet within 25 % over loss rates
+        0.005-0.05) and the thesis' finding that Tahoe and Reno respond alike
+        (section 5.1); go-back-N times out 1.2-3.8x less (the more, the lower
+        the loss).
+{inherited}
+
+    Examples
+    --------
+    >>> Tahoe().go_back_n
+    False
+    """
+
+    go_back_n: bool = False
+
+    def __post_init__(self):
+        super().__post_init__()
+        _set(self, "go_back_n", bool(self.go_back_n))
+
+
+@dataclasses.dataclass(frozen=True)
+class Reno(_Sender):
     """TCP Reno: fast recovery halves the window instead of slow-starting.
 
     A second loss in the same window cannot be repaired by Reno's single fast
@@ -297,7 +330,7 @@ class Reno(Tahoe):
 
 
 @dataclasses.dataclass(frozen=True)
-class NewReno(Tahoe):
+class NewReno(_Sender):
     """TCP NewReno: fast recovery that repairs every loss of the window.
 
     Parameters
@@ -343,8 +376,9 @@ def _inherit_parameters(cls, base, skip=()):
 _inherit_parameters(RandomDrop, DropTail)
 _inherit_parameters(REDI, RED, skip=("weight",))
 _inherit_parameters(CHOKe, RED)
-_inherit_parameters(Reno, Tahoe)
-_inherit_parameters(NewReno, Tahoe)
+_inherit_parameters(Tahoe, _Sender)
+_inherit_parameters(Reno, _Sender)
+_inherit_parameters(NewReno, _Sender)
 
 QUEUES = {"droptail": DropTail, "random-drop": RandomDrop, "red": RED, "redi": REDI, "choke": CHOKe, "fpq": FPQ}
 SENDERS = {"tahoe": Tahoe, "reno": Reno, "newreno": NewReno}
