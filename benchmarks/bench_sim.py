@@ -5,7 +5,7 @@ Prints
   576-byte packets, RED 5/217/2 %, Tahoe) with 1000 flows for 500 simulated
   seconds (goal: < 3 s on one core; a packet-level simulator needs ~70 s);
 * the same flows at 10 Gbit/s (goal: at most 2x the 10 Mbit/s cost);
-* flow-steps per second of a large batch (goal: >= 3e7);
+* flow-steps per second of large batches, 16 and 64 scenarios (goal: >= 3e7);
 * the time step, why, and the results at half that step (they should agree
   within their seed-to-seed spread).
 
@@ -54,13 +54,15 @@ def main(argv=None):
     print(f"same at 10 Gbit/s: {t_fast:.2f} s wall, cost ratio 10G/10M = {t_fast / t_std:.2f} (goal <= 2); "
           f"utilization {rf.utilization:.2f} (1000 x 113-packet windows cannot fill 10 Gbit/s)")
 
-    batch = [standard(n_flows=1000, duration=60.0, seed=k) for k in range(16)]
-    bsteps = round(60.0 / batch[0].step)
-    t_batch, _ = best_time(lambda: sim.simulate(batch), 1)
-    rate = 16 * 1000 * bsteps / t_batch
-    print(f"batch of 16 x 1000 flows, 60 s: {t_batch:.2f} s wall, {rate:.2e} flow-steps/s (goal >= 3e7: "
-          f"{'met' if rate >= 3e7 else 'NOT met'})")
-
+    for size, duration in ((16, 60.0), (64, 30.0)):
+        batch = [standard(n_flows=1000, duration=duration, seed=k) for k in range(size)]
+        bsteps = round(duration / batch[0].step)
+        t_batch, _ = best_time(lambda: sim.simulate(batch), 1)  # noqa: B023  (called at once)
+        rate = size * 1000 * bsteps / t_batch
+        print(f"batch of {size} x 1000 flows, {duration:.0f} s: {t_batch:.2f} s wall, {rate:.2e} flow-steps/s "
+              f"(goal >= 3e7: {'met' if rate >= 3e7 else 'NOT met'})")
+    print("  At 23 % loss and 68 % of the time in time-out, much of a step goes to the flows' events (about 40")
+    print("  timers and 20 drops per 1000 flows per step), each handled by a few numpy calls on small index arrays.")
     print(f"\ntime step: half the smallest propagation RTT ({s.step * 1e3:.0f} ms here).  Each flow acts once")
     print("per step on the ACKs that came back; ACK delays (propagation + queueing) are rounded to whole")
     print("steps stochastically, so RTTs are unbiased; drops are decided per packet (RED follows its average")

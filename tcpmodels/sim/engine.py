@@ -1,7 +1,6 @@
 """The time-stepped engine: all flows of all scenarios of a batch advance together.
 
-Model (one fixed step ``dt``, a quarter of the smallest propagation RTT unless
-chosen):
+Model (one fixed step ``dt``, half the smallest propagation RTT unless chosen):
 
 * Each flow is a window-based, ACK-clocked sender.  Packets it may send
   (``floor(cwnd) - in flight``) enter its access link, which forwards at most
@@ -40,6 +39,7 @@ from .scenario import CHOKe, NewReno, RandomDrop, Reno, Scenario, Tahoe, _Sender
 __all__ = ["simulate"]
 
 OPEN, PENDING, RECOVERY, STALLED, IDLE = 0, 1, 2, 3, 4
+BLOCK = 256  # steps per block of pre-drawn random numbers
 TAHOE, RENO, NEWRENO = 0, 1, 2
 
 
@@ -181,24 +181,16 @@ class _Engine:
         ring = np.zeros(L * N)  # ACKs due at each future step, per flow
         ring2 = ring.reshape(L, N)
 
-        # The state the per-step ACK and send work reads, one row per variable, so
-        # that the active flows' columns are gathered and written back in one
-        # call each; the names are views of the rows.  Rows 0-6 change every step.
-        F = np.zeros((14, N))
-        (cwnd, inflight, acked, backlog, sent, tokens, tok_k,
-         ssthresh, grow, can_send, wmax, access_step, token_cap, prop_steps) = F
-        cwnd[:] = self.iw
-        # inflight: packets sent and not yet ACKed or written off; backlog: packets
-        # waiting on the access link; acked, sent: cumulative counts (goodput).
-        tokens[:] = 1.0
-        tok_k[:] = -1.0  # step of each flow's last token update (paced access links)
-        ssthresh[:] = self.max_window
-        # grow: ack_gain while the window may grow, else 0
-        wmax[:] = self.max_window
-        access_step[:] = self.access_step
-        token_cap[:] = self.token_cap
-        prop_steps[:] = self.prop_steps
+        cwnd = self.iw.copy()
+        ssthresh = self.max_window.copy()
+        inflight = np.zeros(N)
+        backlog = np.zeros(N)  # packets waiting on the access link
+        tokens = np.ones(N)
+        acked = np.zeros(N)  # cumulative ACKed packets (goodput)
+        sent = np.zeros(N)  # cumulative packets handed to the access link
         dropped = np.zeros(N)  # cumulative packets of the flow dropped
+        grow = np.zeros(N)  # ack_gain while the window may grow, else 0
+        can_send = np.zeros(N)
         state = np.full(N, IDLE, dtype=np.int8)
         t_next = self.start.copy()  # next timer of the flow's state machine
         backoff = np.ones(N)
@@ -231,15 +223,12 @@ class _Engine:
             tr_a, tr_d = np.zeros(S), np.zeros(S)
             tr_qs = np.zeros(S)
 
-        # Only flows with something to do this step are touched: those whose ACKs
-        # come back, whose timer fires, or whose packets still wait on the access
-        # link.  The rest keep their state, so a step costs O(active flows) plus
-        # a few whole-array scans.
-        mark = np.zeros(N, dtype=bool)
-        carry = np.zeros(0, dtype=np.intp)  # flows with packets left on the access link
-        arr = np.zeros(N)  # packets reaching the bottleneck this step (zero outside `snd`)
-        back = np.zeros(N, dtype=np.int64)  # step at which this step's packet ACKs return
+        ss = np.empty(N, dtype=bool)
+        inc = np.empty(N)
+        room = np.empty(N)
+        arr = np.empty(N)
         cap = self.serve
+        wmax = self.max_window
         rtt_steps = max(1, int(round(self.prop.mean() / dt)))
         queue = self.queue
 
@@ -363,25 +352,19 @@ class _Engine:
             measuring = k >= self.measure_from
             if measuring and acked_start is None:
                 acked_start = acked.copy()
-            acks = ring2[k % L]
-            due = np.flatnonzero(t_next <= now)
-            np.greater(acks, 0.0, out=mark)
-            mark[due] = True
-            mark[carry] = True
-            act = np.flatnonzero(mark)
-
+            slot = k % L
+            acks = ring2[slot]
             # --- ACK arrivals: free the window and grow it.
-            G = F[:, act]
-            g_cw, g_in, g_ack = G[:3]
-            a = acks[act]
-            acks[act] = 0.0
-            g_in -= a
-            np.maximum(g_in, 0.0, out=g_in)
-            g_ack += a
-            a *= G[8]  # grow
-            g_cw += np.where(g_cw < G[7], a, a / g_cw)  # slow start: +1/2 per packet ACKed
-            np.minimum(g_cw, G[10], out=g_cw)
-            F[:3, act] = G[:3]
+            inflight -= acks
+            np.maximum(inflight, 0.0, out=inflight)
+            acked += acks
+            np.multiply(acks, grow, out=inc)
+            np.less(cwnd, ssthresh, out=ss)
+            np.divide(inc, cwnd, out=room)
+            np.copyto(room, inc, where=ss)  # slow start: +1/2 per packet ACKed
+            cwnd += room
+            np.minimum(cwnd, wmax, out=cwnd)
+            acks[:] = 0.0
 
             if self.ecn:
                 echoed = np.flatnonzero(t_ece <= now)
@@ -395,6 +378,7 @@ class _Engine:
                     t_cwr[j] = now + self.prop[j] + q[scen[j]] / self.capacity[scen[j]]
 
             # --- timers: flow starts, loss detection, recovery ends, time-outs.
+            due = np.flatnonzero(t_next <= now)
             deciding = None
             if due.size:
                 st = state[due]
@@ -433,11 +417,9 @@ class _Engine:
                     restart(j, "rto")
 
             # --- sending: whatever the window allows goes onto the access link.
-            if due.size or self.ecn:
-                G = F[:, act]  # the timers and echoes changed some of them
-            g_cw, g_in, g_ack, g_bl, g_sent, g_tok, g_tk = G[:7]
-            room = np.floor(g_cw) - g_in
-            room *= G[9]  # can_send
+            np.floor(cwnd, out=room)
+            room -= inflight
+            room *= can_send
             if deciding is not None and deciding.size:
                 # Only ACKs of packets sent before the loss open the window: up to
                 # cwnd - 1 packets may follow the lost one, plus, with limited
@@ -446,36 +428,26 @@ class _Engine:
                 # chain (each new packet brings the next duplicate ACK), counted
                 # here at once rather than over the extra round trips it takes.
                 j = deciding
-                at = np.searchsorted(act, j)
                 after = sent[j] - sent_mark[j]
                 chain = after - (dropped[j] - drop_mark[j] - 1) >= 1
-                base = np.maximum(np.minimum(room[at], np.floor(cwnd[j]) - 1 - after), 0.0)
-                room[at] = base + self.limited[j] * chain  # RFC 3042 lets these exceed cwnd
+                base = np.maximum(np.minimum(room[j], np.floor(cwnd[j]) - 1 - after), 0.0)
+                room[j] = base + self.limited[j] * chain  # RFC 3042 lets these exceed cwnd
             np.maximum(room, 0.0, out=room)
-            g_in += room
-            g_sent += room
-            room += g_bl  # all that waits on the access link
+            inflight += room
+            backlog += room
+            sent += room
             if self.paced:
-                # Tokens accrue one step's worth per step up to the cap; a flow
-                # collects what it earned since it last sent.
-                g_tk -= k
-                g_tk *= G[11]
-                g_tok -= g_tk
-                np.minimum(g_tok, G[12], out=g_tok)
-                g_tk[:] = k
-                out = np.minimum(np.floor(g_tok), room)
-                g_tok -= out
-                np.subtract(room, out, out=g_bl)
+                tokens += self.access_step
+                np.minimum(tokens, self.token_cap, out=tokens)
+                np.floor(tokens, out=arr)
+                np.minimum(arr, backlog, out=arr)
+                tokens -= arr
             else:
-                out = room
-                g_bl[:] = 0.0
-            F[:7, act] = G[:7]
-            go = out > 0
-            snd = act[go]  # flows whose packets reach the bottleneck this step
-            arr[snd] = out[go]
+                arr[:] = backlog
+            backlog -= arr
             # Retransmissions lead the access queue; only fast recovery needs to know
             # whether one was dropped (elsewhere a lost packet is just a new loss).
-            rj = snd[retx_pending[snd] > 0] if self.variant != TAHOE else ()
+            rj = np.flatnonzero(retx_pending) if self.variant != TAHOE else ()
             if len(rj):
                 retx_arr = np.minimum(arr[rj], retx_pending[rj])
                 retx_pending[rj] -= retx_arr
@@ -484,9 +456,8 @@ class _Engine:
             d = None
             new_loss = None
             if self.lossy:
-                d = np.zeros(N)
-                d[snd] = rng.binomial(arr[snd].astype(np.int64), self.link_loss[snd])
-            A = np.bincount(snd // n, weights=arr[snd], minlength=S) if S > 1 else np.array([arr[snd].sum()])
+                d = rng.binomial(arr.astype(np.int64), self.link_loss).astype(float)
+            A = arr.reshape(S, n).sum(axis=1)
             queue.observe(arr.reshape(S, n), now, dt)
             idle = np.maximum(cap - q - A, 0.0)
             matched = None
@@ -511,7 +482,7 @@ class _Engine:
                 marks = D - queue.forced
                 D = queue.forced.copy()
                 if marks.any():
-                    jm, _ = self._assign(arr if d is None else arr - d, marks, None, snd)
+                    jm, _ = self._assign(arr if d is None else arr - d, marks, None)
                     echo = now + self.prop[jm] + q[scen[jm]] / self.capacity[scen[jm]]
                     t_ece[jm] = np.minimum(t_ece[jm], echo)
                     marked += marks if measuring else 0.0
@@ -525,17 +496,17 @@ class _Engine:
                 if self.random_drop and over.any():
                     # Random drop: the overflow falls on queued packets, chosen at random.
                     on_arrivals = evict(over, arr if d is None else arr - d, k)
-                    j, dj = self._assign(arr, D - over + on_arrivals, d, snd)
+                    j, dj = self._assign(arr, D - over + on_arrivals, d)
                 elif matched is not None:
                     # CHOKe's matched arrivals are the flows' own; the rest fall at random.
-                    j, dj = self._assign(arr - matched, D - gone - from_queue, d, snd)
+                    j, dj = self._assign(arr - matched, D - gone - from_queue, d)
                     hits = np.zeros(N)
                     hits[j] += dj
                     hits += matched
                     j = np.flatnonzero(hits)
                     dj = hits[j]
                 else:
-                    j, dj = self._assign(arr, D, d, snd)
+                    j, dj = self._assign(arr, D, d)
                 arr[j] -= dj
                 dropped[j] += dj
                 st = state[j]
@@ -578,14 +549,17 @@ class _Engine:
 
             # --- ACKs of the survivors come back after RTT + queueing delay.
             qd = q / self.capacity
-            # Whole steps, rounded stochastically (a uniform added before truncation).
-            wait = G[13][go] + rng.random(snd.size) + k
-            wait += qd[snd // n] / dt if S > 1 else qd[0] / dt
-            back[snd] = wait
-            got = arr[snd]
-            live = got > 0
-            sending = snd[live]
-            ring[(back[sending] % L) * N + sending] += got[live]
+            b = k % BLOCK
+            if b == 0:
+                # Uniforms for the stochastic rounding of ACK delays, drawn in blocks
+                # (one generator call per BLOCK steps); row b is step k's.
+                jitter = self.prop_steps + rng.random((BLOCK, N), dtype=np.float32) + np.arange(k, k + BLOCK)[:, None]
+            if S == 1:
+                back = (jitter[b] + float(qd[0] / dt)).astype(np.int64)
+            else:
+                back = (jitter[b].reshape(S, n) + (qd / dt)[:, None]).astype(np.int64).ravel()
+            sending = np.flatnonzero(arr)
+            ring[(back[sending] % L) * N + sending] += arr[sending]
             if new_loss is not None and new_loss.size:
                 # Loss noticed when the lost packet's ACK would have come back: the
                 # same step the ring gives its step-mates (half a step early for rounding).
@@ -594,8 +568,6 @@ class _Engine:
                 # After the ring insert, so a go-back-N restart also forgets the
                 # ACKs of this step's packets (they are duplicates).
                 decide(deciding, now)
-            arr[snd] = 0.0
-            carry = act[backlog[act] > 0]  # includes retransmissions queued by decide()
 
             if k % rtt_steps == 0:
                 # RTT estimator (RFC 6298 gains), one sample per mean propagation RTT,
@@ -656,22 +628,26 @@ class _Engine:
             ))
         return results
 
-    def _assign(self, arr, D, link, flows):
+    def _assign(self, arr, D, link):
         """Spread each scenario's D drops uniformly over the packets that arrived.
 
-        `flows` (sorted) are the flows that sent this step; `link` (or None)
-        holds the packets each already lost on its link, which count among D.
-        Returns the flows hit (sorted, unique) and how many packets each lost.
+        `link` (or None) holds the packets each flow already lost on its
+        link, which count among D.  Returns the flows hit (sorted, unique) and
+        how many packets each lost.
         """
         S, n = self.S, self.n
+        flows = np.flatnonzero(arr)  # only flows that sent can lose a packet
         avail = arr[flows] if link is None else arr[flows] - link[flows]
         rest = D if link is None else D - np.bincount(flows // n, weights=link[flows], minlength=S)
-        counts = np.zeros(flows.size)
-        if S == 1 and 0 < rest[0] < avail.sum():
-            # A uniform choice without replacement among the step's packets.
-            k = int(rest[0])
-            pick = np.argpartition(self.rng.random(int(avail.sum())), k - 1)[:k]
-            counts += np.bincount(np.searchsorted(np.cumsum(avail), pick, side="right"), minlength=flows.size)
+        if S == 1:
+            k, m = int(rest[0]), int(avail.sum())
+            if k >= m:  # everything that arrived is dropped
+                counts = avail.copy()
+            elif k > 0:  # a uniform choice without replacement among the step's packets
+                pick = np.argpartition(self.rng.random(m), k - 1)[:k]
+                counts = np.bincount(np.searchsorted(np.cumsum(avail), pick, side="right"), minlength=flows.size)
+            else:
+                counts = np.zeros(flows.size)
         elif (rest > 0).any():
             # The same per scenario, all at once: every packet draws a key in
             # [s, s + 1) (s its scenario), the keys are sorted once, and the
@@ -682,9 +658,11 @@ class _Engine:
             s_of = flows[whose[order]] // n
             tot = np.bincount(s_of, minlength=S)
             rank = np.arange(whose.size) - (np.cumsum(tot) - tot)[s_of]
-            counts += np.bincount(whose[order[rank < rest[s_of]]], minlength=flows.size)
+            counts = np.bincount(whose[order[rank < rest[s_of]]], minlength=flows.size).astype(float)
+        else:
+            counts = np.zeros(flows.size)
         if link is not None:
-            counts += link[flows]
+            counts = counts + link[flows]
         hit = np.flatnonzero(counts)
         return flows[hit], counts[hit]
 

@@ -291,9 +291,9 @@ class Tahoe(_Sender):
         the sender times out, as Reno does.  ``True`` (the ns simulator's
         Tahoe agent): the sender resends from the first hole, so slow start
         repairs further losses of the window without a time-out.  The default
-        reproduces Eq. 5.3 (time-outs per packet within 25 % over loss rates
+        reproduces Eq. 5.3 (time-outs per packet within 35 % over loss rates
         0.005-0.05) and the thesis' finding that Tahoe and Reno respond alike
-        (section 5.1); go-back-N times out 1.2-3.8x less (the more, the lower
+        (section 5.1); go-back-N times out 1.2-4.2x less (the more, the lower
         the loss).
 {inherited}
 
