@@ -62,7 +62,7 @@ def main(argv=None):
         print(f"batch of {size} x 1000 flows, {duration:.0f} s: {t_batch:.2f} s wall, {rate:.2e} flow-steps/s "
               f"(goal >= 3e7: {'met' if rate >= 3e7 else 'NOT met'})")
     print("  At 23 % loss and 68 % of the time in time-out, much of a step goes to the flows' events (about 40")
-    print("  timers and 20 drops per 1000 flows per step), each handled by a few numpy calls on small index arrays.")
+    print("  timers and 30 drops per step at 1000 flows), each handled by a few numpy calls on small index arrays.")
     print(f"\ntime step: half the smallest propagation RTT ({s.step * 1e3:.0f} ms here).  Each flow acts once")
     print("per step on the ACKs that came back; ACK delays (propagation + queueing) are rounded to whole")
     print("steps stochastically, so RTTs are unbiased; drops are decided per packet (RED follows its average")

@@ -523,9 +523,9 @@ class _Engine:
                     drop_mark[jo] = dropped[jo] - djo
                     sent_mark[jo] = sent[jo] - backlog[jo] - surv_after - (djo - 1)
                     new_loss = jo  # its duplicate ACKs return with the lost packet's ACK (set below)
-                jr = j[st == RECOVERY] if self.variant != TAHOE else ()
-                if len(jr):
-                    r = st == RECOVERY
+                r = st == RECOVERY
+                jr = j[r]
+                if jr.size:
                     # A dropped retransmission can only be repaired by the timer.
                     a_before = arr[jr] + dj[r]
                     if len(rj):
