@@ -344,10 +344,11 @@ def test_red_queue_matches_packet_level_red_under_overload(load):
     # The standard set-up's RED (5/217/2 %) at its 45 ms step, fed Poisson
     # arrivals above the link's rate, against RED packet by packet on the same
     # arrivals.  At 1.1 the average hovers below max_th (early and forced
-    # drops); at 1.5 the queue chatters at the all-drop point.  Paired runs of
-    # 900 measured steps differ by about 1 packet of queue and 0.0003 of drop
-    # rate (seed to seed); the bounds are 2 % of the queue and 3 % of the drop
-    # rate.  Slicing the step (the earlier treatment) sat 10 packets low.
+    # drops); at 1.5 the queue chatters at the all-drop point.  Over four
+    # arrival seeds the paired means of 900 steps differ by at most 0.9 % in
+    # queue and 0.3 % in drops (the spacing's own randomness); the bounds are
+    # about twice and three times that.  Slicing the step (the earlier
+    # treatment) sat 5 % (10 packets) low.
     spec = sim.RED(min_th=5, max_th=217, max_p=0.02)
     arrivals = np.random.default_rng(0).poisson(load * STEP, 1300)
     rng = np.random.default_rng(100)
@@ -364,4 +365,4 @@ def test_red_queue_matches_packet_level_red_under_overload(load):
             queue += q
             drops += d, d_ref
     assert queue[0] == pytest.approx(queue[1], rel=0.02)
-    assert drops[0] == pytest.approx(drops[1], rel=0.03)
+    assert drops[0] == pytest.approx(drops[1], rel=0.01)
