@@ -5,11 +5,12 @@ the step's arrivals and the number ``A`` of packets arriving, and returns how
 many of those arrivals it drops early.  The engine applies the hard buffer
 limit afterwards and spreads the drops over the flows' arrivals.  A new
 discipline plugs in by adding a spec in :mod:`.scenario` and a class here with
-``early_drops(q, arrivals, idle, rng)``.
+``early_drops(q, arrivals, idle, serve, rng)``.
 """
 
 import bisect
 import math
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -18,7 +19,9 @@ from .scenario import FPQ, RED, DropTail
 
 __all__ = ["make_queue"]
 
-SUB = 4  # slices per step in which RED follows the queue
+# Crossing of RED's all-drop point: the Pade root is exact to a small fraction of
+# an arrival for |n log keep| < PADE; beyond, NEWTON steps refine it.
+PADE, NEWTON = 0.3, 2
 
 
 class _DropTailState:
@@ -36,11 +39,117 @@ class _DropTailState:
         return np.zeros(self.size)
 
 
+class _Arrays:
+    """Per-scenario operations on a batch: numpy, one array entry per scenario."""
+
+    where, maximum, minimum, abs, sqrt = np.where, np.maximum, np.minimum, np.abs, np.sqrt
+    exp, expm1, log, floor, ceil, rint = np.exp, np.expm1, np.log, np.floor, np.ceil, np.rint
+    any, zero = np.count_nonzero, staticmethod(np.zeros)  # count_nonzero: a quarter of .any()'s cost
+
+    @staticmethod
+    def take(values):
+        return np.asarray(values, dtype=float)
+
+    give = take
+
+    @staticmethod
+    def piece(value, knots):
+        """How many of each scenario's knots (a row of ``knots``) lie at or below its value."""
+        return (value[:, None] >= knots).sum(axis=1)
+
+    @staticmethod
+    def decisions(first, inv, mean, rng):
+        """Arrivals of a scenario's next spaced decisions (a column each), the first at ``first``.
+
+        As many rows as comfortably exceed the largest ``mean`` number due,
+        so one round usually takes them all.
+        """
+        gaps = np.floor(rng.random((4 + int(2.0 * mean.max()), first.size)) * inv) + 1.0
+        gaps[0] = first
+        return np.add.accumulate(gaps, axis=0, out=gaps)
+
+    @staticmethod
+    def tally(at, length):
+        """Decisions within ``length`` arrivals, the last one's arrival, the round's last, and its size."""
+        inside = at <= length
+        return inside.sum(axis=0), (at * inside).max(axis=0), at[-1], len(at)
+
+
+class _Floats:
+    """The same operations on plain floats: a batch of one scenario.
+
+    numpy costs about a microsecond a call whatever the array's size, and a
+    step of RED takes a hundred-odd operations, which on floats take a few
+    microseconds together; a lone scenario runs 10^4 - 10^5 steps.
+    """
+
+    where = staticmethod(lambda cond, yes, no: yes if cond else no)
+    maximum, minimum, abs, any, rint = max, min, abs, bool, round
+    exp, expm1, log, floor, ceil, sqrt = math.exp, math.expm1, math.log, math.floor, math.ceil, math.sqrt
+    piece = staticmethod(lambda value, knots: bisect.bisect_right(knots, value))
+
+    @staticmethod
+    def zero(shape):
+        return 0.0
+
+    @staticmethod
+    def take(values):
+        return float(values[0])
+
+    @staticmethod
+    def give(value):
+        return np.array([value], dtype=float)
+
+    @staticmethod
+    def decisions(first, inv, mean, rng):
+        return first  # one decision a round: on floats cheaper than a block
+
+    @staticmethod
+    def tally(at, length):
+        inside = at <= length
+        return inside, at, at, 1
+
+
 class _REDState:
     """Floyd & Jacobson (1993) RED over a batch of scenarios.
 
-    Per-scenario state is kept in Python lists: the work per step is a handful
-    of scalar operations per scenario, which plain floats do fastest.
+    The engine hands over a whole step: A arrivals spread evenly over it while
+    the link serves c packets continuously.  The fine-step limit, the truth,
+    is RED packet by packet: arrival j sees the queue x_j, which falls by
+    s = c / A between arrivals and rises by one per packet accepted, and moves
+    the average by the weight w towards it.  While the rule applied to the
+    arrivals does not change, x is therefore a ramp, x_j = x_0 + r j (floored
+    at zero: the link idles), and the average follows in closed form,
+    a_n = a_0 + r n + C (keep^n - 1) with C = a_0 - x_0 + r / w.  Two rules
+    alternate: at or above the all-drop point ("one", where the curve reaches
+    1) every arrival is dropped and r = -s; below it only the spaced early
+    drops go, at their mean rate p_e, and r = 1 - p_e - s.  A step is a few
+    such segments, each ending where the average crosses the all-drop point
+    (solved for from the closed form) or where the step ends; arrivals are
+    whole packets, so the segments are too.  Each loop round takes every
+    scenario through its next segment.  A segment after the first starts at
+    the point, where the curve below it is p_top (to within its slope times
+    the few w u the average moves), and after forced drops, which reset the
+    count: the step's later spaced drops are drawn together at its end.
+
+    Near the all-drop point the per-packet process oscillates about it.  With
+    u = x - one and v = a - one, v << u, the average moves as dv = w u per
+    arrival while the queue moves by -s (above) or r (below), so
+    u^2 + 2 |v| (s or r) / w is conserved to first order in w: the queue
+    swings from +u_c to -u_c and back in a cycle of T = 2 u_c (1/s + 1/r)
+    arrivals, which drops the fraction r / (r + s) of them (the acceptances
+    balance the service) and keeps the queue's mean at the point; the swing
+    dies out only at second order, as exp(-w n / 3).  When a whole cycle fits
+    in what is left of the step, its detail is finer than the engine resolves
+    (it spreads a step's drops evenly over the step's arrivals), so the rest
+    of the step is the cycle's average: the queue held at the all-drop point,
+    the arrivals it cannot keep dropped, the spacing rule's mean share of
+    those judged below it early.  As u_c -> 0 that is the per-packet chatter
+    itself.  Longer swings are followed segment by segment: averaging them
+    away changes TCP's response (the loss rate by several per cent).
+
+    The code is written once against ``self.ops``: numpy arrays for a batch,
+    plain floats for a single scenario (see _Floats).
     """
 
     def __init__(self, specs):
@@ -48,114 +157,229 @@ class _REDState:
         self.gentle = specs[0].gentle
         if any(s.gentle != self.gentle for s in specs):
             raise ValueError("queue: a batch must not mix gentle and plain RED")
-        size = len(specs)
-        self.keep = [1.0 - s.weight for s in specs]
-        self.log_keep = [math.log(k) if k > 0 else -math.inf for k in self.keep]
-        self.table, self.one = [None] * size, [None] * size
+        self._allocate([s.weight for s in specs])
         for i, spec in enumerate(specs):
             self._set_curve(i, spec.min_th, spec.max_th, spec.max_p)
-        self.avg = [0.0] * size
-        self.count = [0.0] * size  # packets accepted since the last drop
-        self.threshold = None  # uniform U of F&J's spacing, drawn on first use
+
+    def _allocate(self, weights):
+        size = len(weights)
+        # rng.random(None) is a float: the single scenario's draws.
+        self.ops, self.shape = (_Floats, None) if size == 1 else (_Arrays, (size,))
+        self.w = np.array(weights, dtype=float)
+        # keep^n as exp(n log keep); RED-I's keep = 0 becomes e^-690 per arrival.
+        self.log_keep = np.log(np.maximum(1.0 - self.w, 1e-300))
+        self.knots = np.zeros((size, 4))  # where the curve's pieces after the first begin
+        self.line = np.zeros((2, size * 5))  # each piece's p_b at 0 and its slope, flat
+        self.one, self.p_top = np.zeros((2, size))
+        self.avg = np.zeros(size)
+        self.count = self.ops.take(np.zeros(size))  # arrivals since the last drop
+        # Early decisions leave the queue unless they are ECN marks.
+        self.removes = 0.0 if self.ecn else 1.0
+        self._lanes = None
 
     def _set_curve(self, s, min_th, max_th, max_p):
         # red.drop_probability tabulated at its breakpoints: the curve is
-        # piecewise linear between them, so linear interpolation reproduces it
-        # exactly (the one law, written once) at a fraction of a call's cost.
+        # piecewise linear between them, so each piece's line reproduces it
+        # exactly (the one law, written once).
         xp = np.array([0.0, min_th, np.nextafter(max_th, 0.0), max_th, 2 * max_th, 4 * max_th + 1e9])
         fp = np.asarray(red.drop_probability(xp, min_th, max_th, max_p, gentle=self.gentle), dtype=float)
-        self.table[s] = (xp.tolist(), fp.tolist())
+        dx = np.diff(xp)
+        slope = np.divide(np.diff(fp), dx, out=np.zeros(5), where=dx > 0)
+        self.knots[s] = xp[1:5]
+        self.line[:, 5 * s:5 * s + 5] = fp[:5] - slope * xp[:5], slope
         # Where the curve first reaches 1: at and above it every arrival is dropped.
-        self.one[s] = float(xp[np.argmax(fp >= 1.0)])
+        self.one[s] = one = xp[np.argmax(fp >= 1.0)]
+        # The arrivals accepted just below it are judged there.
+        self.p_top[s] = red.drop_probability(np.nextafter(one, 0.0), min_th, max_th, max_p, gentle=self.gentle)
+        self._lanes = None
+
+    def _parameters(self):
+        """The per-scenario parameters in the form ``self.ops`` works on (rebuilt after a retune)."""
+        if self._lanes is None:
+            take, batch = self.ops.take, self.ops is _Arrays
+            p_top = take(self.p_top)
+            self._lanes = SimpleNamespace(
+                one=take(self.one), w=take(self.w), log_keep=take(self.log_keep), p_top=p_top,
+                top_decisions=self._rate(p_top, 1.0), top_rate=self._rate(p_top),
+                knots=self.knots if batch else self.knots[0].tolist(),
+                first=np.arange(self.w.size) * 5 if batch else 0,
+                at_zero=self.line[0] if batch else self.line[0].tolist(),
+                slope=self.line[1] if batch else self.line[1].tolist())
+        return self._lanes
 
     def observe(self, arrivals, now, dt):
         """See the step's arrivals per flow (``arrivals`` shaped scenario x flow)."""
 
-    def _p_b(self, s, avg):
-        xp, fp = self.table[s]
-        i = bisect.bisect_right(xp, avg) - 1
-        if i >= len(xp) - 1:
-            return fp[-1]
-        return fp[i] + (fp[i + 1] - fp[i]) * (avg - xp[i]) / (xp[i + 1] - xp[i])
+    def _rate(self, p, leaving=None):
+        """Early decisions per arrival at base probability p (by default those that leave the queue).
+
+        F&J's gap is uniform on [1, 1/p_b], mean (1/p_b + 1) / 2: a rate of
+        about 2 p_b (the factor 2 of Morris' Eq. 5.8; exact where 1/p_b is
+        whole).  ECN marks stay queued.
+        """
+        return (self.removes if leaving is None else leaving) * 2.0 * p / (1.0 + p)
 
     def early_drops(self, q, arrivals, idle, serve, rng):
-        if self.threshold is None:
-            self.threshold = (1.0 - rng.random(len(self.avg))).tolist()
-        drops = np.zeros(arrivals.size)
-        self.forced = np.zeros(arrivals.size)  # of which forced (p_b = 1): never marked
-        rows = zip(q.tolist(), arrivals.tolist(), idle.tolist(), serve.tolist(), strict=True)
-        for s, (q0, a, m, c) in enumerate(rows):
-            # The queue moves by up to a step's service while the step's packets
-            # arrive.  Near the all-drop point that matters (the step would be
-            # judged by one stale value): there, judge the packets in up to SUB
-            # slices, each against the queue it meets.
-            avg, keep = self.avg[s], self.keep[s]
-            reach = avg + max(q0 + a - avg, 0.0) * (1.0 - keep**a)  # highest the average can get
-            near = max(avg, reach) >= self.one[s]
-            parts = max(1, min(SUB, int(a))) if near else 1
-            total = 0.0
-            for i in range(parts):
-                chunk = (a * (i + 1)) // parts - (a * i) // parts
-                mid = max(q0 + 0.5 * (chunk - c / parts), 0.0)
-                dropped = self._step(s, mid, chunk, rng)
-                q0 = max(q0 + chunk - dropped - c / parts, 0.0)
-                total += dropped
-            # An idle link decays the average as if the packets it could have
-            # sent had arrived to an empty queue (F&J's m).
-            if m > 0:
-                self.avg[s] *= self.keep[s] ** m
-            drops[s] = total
-        return drops
+        ops, par = self.ops, self._parameters()
+        one, w, log_keep = par.one, par.w, par.log_keep
+        left, idle = ops.take(arrivals), ops.take(idle)
+        s = ops.take(serve) / ops.maximum(left, 1.0)  # service between two arrivals
+        x = ops.maximum(ops.take(q) - 0.5 * s, 0.0)  # queue the next arrival sees
+        a, count = ops.take(self.avg), self.count
+        forced = early = later = ops.zero(self.shape)
+        drain, fill = -s, 1.0 - s  # the queue's move per arrival dropped, kept
+        top = fill - par.top_rate  # its move per arrival just below the point
+        rise = ops.maximum(top, 0.0)
+        first, ended_hot = True, False
+        while ops.any(left):
+            d = x - a
+            a1 = a + w * d  # the average the next arrival is judged at
+            hot = a1 >= one
+            if first:
+                j = par.first + ops.piece(a1, par.knots)  # the curve's piece there
+                slope = par.slope[j]
+                p = par.at_zero[j] + slope * a1
+                r = ops.where(hot, drain, fill - self._rate(p))
+            else:  # a later segment starts at the point: below it, p_b = p_top
+                r = ops.where(hot, drain, top)
+            r = ops.maximum(r, x * -1e200)  # caps r at 0 on an empty queue only: it stays empty
+            C = r / w - d
+            end = x + r * left  # the queue at the step's end if nothing changes
+            dry = math.inf  # arrivals until the queue runs dry
+            if ops.any(end < 0):
+                dry = ops.where(r < 0, x / ops.maximum(-r, 1e-12), math.inf)
+            n = left
+            cross = ops.where(hot, end < one, ops.maximum(x, end) >= one)  # a crossing is possible
+            if ops.any(cross):
+                if not first:  # at a crossing: hold where a whole cycle fits
+                    hold, forced, early, count = self._hold(cross, x, a, left, s, rise, forced, early, count, rng)
+                    a, left, ended_hot = ops.where(hold, one, a), ops.where(hold, 0.0, left), hold | ended_hot
+                n = ops.where(cross, self._crossing(hot, a - one, r, C, left, dry), left)
+            # Once the queue is dry the average just decays.
+            ramp = ops.minimum(n, dry)
+            a_end = (a + r * ramp + C * ops.expm1(ramp * log_keep)) * ops.exp((n - ramp) * log_keep)
+            forced = forced + hot * n
+            count = ops.where(hot, 0.0, count)  # F&J: a forced drop resets the count
+            below = ops.where(hot, 0.0, n)  # arrivals judged below the point
+            if first:  # spaced drops judged at the segment's mean average
+                decided, count = self._spaced(p + slope * 0.5 * (a_end - a1), below, count, rng)
+                early = early + decided
+            else:  # each later run starts after forced drops: spaced together below
+                later = later + below
+            ended_hot = ops.where(n > 0, hot, ended_hot)
+            x = ops.maximum(x + r * n, 0.0)
+            a = a_end
+            left = left - n
+            first = False
+        if ops.any(later):
+            decided, after = self._spaced(par.p_top, later, 0.0 * later, rng)
+            early = early + decided
+            count = ops.where(ended_hot, count, ops.where(later > 0, after, count))
+        # An idle link decays the average as if the packets it could have
+        # sent had arrived to an empty queue (F&J's m).
+        self.avg = ops.give(a * ops.exp(idle * log_keep))
+        self.count = count
+        self.forced = ops.give(forced)
+        return ops.give(forced + early)
 
-    def _step(self, s, q, a, rng):
-        # EWMA with weight w per arriving packet (F&J), the queue taken as
-        # constant over the slice: after j arrivals avg_j = q + (avg - q) keep^j.
-        keep, avg0, one = self.keep[s], self.avg[s], self.one[s]
-        avg1 = q + (avg0 - q) * keep**a
-        self.avg[s] = avg1
-        forced = 0.0
-        at = avg1  # average the spaced (early) drops are judged at
-        if a > 0 and (avg0 >= one or avg1 >= one):
-            # The average crosses the all-drop point inside the slice: count the
-            # arrivals on each side instead of judging them all by one value.
-            lk = self.log_keep[s]
-            if keep == 0.0 or q == avg0:
-                above = a if avg1 >= one else 0.0
-            elif avg0 >= one:  # falling (q < one) or staying above
-                above = a if q >= one else min(a, math.floor(math.log((one - q) / (avg0 - q)) / lk))
-            else:  # rising through `one` towards q > one
-                below = math.ceil(math.log((q - one) / (q - avg0)) / lk) - 1
-                above = a - min(a, max(below, 0))
-                at = avg0
-            forced = float(above)
-            if forced:
-                self.count[s] = 0.0
-                self.forced[s] += forced
-            a -= forced
-        return forced + self._spaced(s, self._p_b(s, at) if at < one else 0.0, a, rng)
+    def _hold(self, cross, x, a, left, s, rise, forced, early, count, rng):
+        """Where a whole cycle of the oscillation fits, the rest of the step as its average.
 
-    def _spaced(self, s, pb, a, rng):
-        """Drops among ``a`` arrivals of scenario ``s`` at base probability ``pb``."""
-        if pb <= 0.0:
-            self.count[s] = 0.0  # F&J reset the count below min_th
-            return 0.0
-        # Count-based spacing: the gap between drops is uniform on [1, 1/p_b]
-        # (p_a = p_b / (1 - count p_b)), i.e. the next drop falls on the packet
-        # at which the count reaches U / p_b, a fresh uniform U per drop.
-        count = self.count[s]
-        pos = max(1.0, math.ceil(self.threshold[s] / pb - count))
-        if pos > a:
-            self.count[s] = count + a
-            return 0.0
-        drops, last, u = 0, pos, self.threshold[s]
-        while pos <= a:
-            drops += 1
-            last = pos
-            u = 1.0 - rng.random()
-            pos += max(1.0, math.ceil(u / pb))
-        self.threshold[s] = u
-        self.count[s] = a - last
-        return float(drops)
+        Returns where it did, and the forced and early drops and the count.
+        """
+        ops, par = self.ops, self._parameters()
+        u, v = x - par.one, a - par.one
+        swing = ops.sqrt(u * u + ops.abs(v) * ops.where(v > 0, s, rise) * 2.0 / par.w)
+        hold = cross & (swing < left * s * rise / (2.0 * (s + rise)))  # T < left
+        if not ops.any(hold):
+            return hold, forced, early, count
+        # The queue ends at the point: the arrivals kept are the service less
+        # the excess u the queue starts with, in whole packets; of those
+        # judged below the point, the spacing rule's share are early
+        # decisions (ECN marks stay queued), in whole packets too.
+        removed = ops.where(hold, ops.minimum(ops.maximum(ops.rint((1.0 - s) * left + u), 0.0), left), 0.0)
+        judged = (left - removed) / ops.maximum(1.0 - par.top_rate, 1e-12)
+        decided = ops.where(hold, ops.floor(judged * par.top_decisions + rng.random(self.shape)), 0.0)
+        if self.removes:
+            decided = ops.minimum(decided, removed)
+        return hold, forced + removed - self.removes * decided, early + decided, ops.where(hold, 0.0, count)
+
+    def _crossing(self, hot, dev, r, C, left, dry):
+        """Arrivals judged before the first one on the other side of the all-drop point.
+
+        With sign = -1 when hot, f(n) = sign (a_n - one) = al + be n + ga
+        (keep^n - 1) is negative at n = 1 (the segment's first arrival is on
+        its side by definition); the first whole n with f(n) >= 0 is the
+        first arrival across.  f is convex where ga > 0 (it turns up at most
+        once: there is a root iff f >= 0 at the ramp's end) and concave
+        elsewhere (at most one maximum, where f' = 0: a root iff f >= 0
+        there).  With keep^n - 1 = e^z - 1 ~ (z + z^2/6) / (1 - z/3), z = n
+        log keep (the (2,1) Pade form, off by z^4 / 72 + O(z^5)), f (1 - z/3)
+        is a quadratic in n, whose upward root is the crossing; the average
+        moves by about w per arrival, so |z| <~ w A is small, and Newton's
+        method refines the root only where it is not (RED-I, huge steps).  A
+        hot queue that runs dry first decays the average from there by keep
+        per arrival.
+        """
+        ops, par = self.ops, self._parameters()
+        lk, one = par.log_keep, par.one
+        sign = ops.where(hot, -1.0, 1.0)
+        al, be, ga = sign * dev, sign * r, sign * C
+        peak = ops.minimum(left, dry)
+        bend = (ga < 0) & (be < 0)
+        if ops.any(bend):
+            turn = ops.log(ops.where(bend, -be / ops.maximum(ga * lk, 1e-300), 1.0)) / lk
+            peak = ops.where(bend, ops.minimum(ops.maximum(turn, 1.0), peak), peak)
+        # c2 n^2 + c1 n + al crosses upwards at (sqrt(c1^2 - 4 c2 al) - c1) / 2 c2,
+        # or -2 al / (c1 + sqrt(...)): the same root, free of cancellation for c1 >= 0.
+        gl = ga * lk
+        c2, c1 = lk * (gl / 6.0 - be / 3.0), be + gl - al * lk / 3.0
+        root = ops.sqrt(ops.maximum(c1 * c1 - 4.0 * c2 * al, 0.0))
+        up = c1 >= 0.0
+        n = ops.where(up, -2.0 * al, root - c1) / ops.maximum(ops.where(up, c1 + root, 2.0 * c2), 1e-200)
+        n = ops.minimum(ops.maximum(n, 1.0), peak)
+        if ops.any(peak * lk < -PADE):
+            for _ in range(NEWTON):
+                e = ops.exp(n * lk)
+                n = n - (al + be * n + ga * (e - 1.0)) / ops.maximum(be + gl * e, 1e-12)
+                n = ops.minimum(ops.maximum(n, 1.0), peak)
+        m = ops.where(al + be * peak + ga * ops.expm1(peak * lk) >= 0.0, ops.ceil(n), math.inf)
+        if ops.any(hot & (dry < left)):
+            d = ops.minimum(dry, left)
+            a_dry = one + dev + r * d + C * ops.expm1(d * lk)
+            m = ops.minimum(m, ops.where(hot & (dry < left), ops.ceil(d + ops.log(one / ops.maximum(a_dry, one)) / lk),
+                                         math.inf))
+        return ops.minimum(ops.maximum(m - 1.0, 1.0), left)
+
+    def _spaced(self, p, length, count, rng):
+        """Spaced early decisions among ``length`` arrivals judged at base probability ``p``.
+
+        Floyd & Jacobson's count-based spacing: each arrival is decided on
+        with p_a = p_b / (1 - count p_b), count the arrivals since the last
+        drop, which makes the gap between decisions uniform on [1, 1/p_b]:
+        given ``count``, the next decision falls uniformly on the rest of that
+        range, floor(v (1 - count p_b) / p_b) + 1 arrivals on, and each later
+        one floor(v / p_b) + 1 after the last, a fresh uniform v each.  Each
+        round takes the next decisions of every scenario that has one left
+        (see ``ops.decisions``).  Returns the decisions and the count after
+        the arrivals (reset below min_th).
+        """
+        ops = self.ops
+        on = p > 0
+        inv = 1.0 / ops.maximum(p, 1e-12)
+        pos = ops.floor(rng.random(self.shape) * (1.0 - count * p) * inv)  # arrivals before it
+        todo = on & (pos < length)
+        count = ops.where(on, count + length, 0.0)
+        decided = 0
+        while ops.any(todo):
+            # The mean number due is length p_e <= 2 length p.
+            k, last, end, rows = ops.tally(ops.decisions(ops.maximum(pos + 1.0, 1.0), inv, length * p, rng), length)
+            k = k * todo
+            decided = decided + k
+            count = ops.where(k > 0, length - last, count)
+            todo = k == rows  # all fell within: go on after the round's last
+            pos = end + ops.floor(rng.random(self.shape) * inv)
+        return decided, count
 
 
 class _FPQState(_REDState):
@@ -168,18 +392,13 @@ class _FPQState(_REDState):
         self.specs = [s.queue for s in scenarios]
         self.bdp = [s.bdp for s in scenarios]
         size = len(scenarios)
-        self.keep = [1.0 - q.weight for q in self.specs]
-        self.log_keep = [math.log(k) for k in self.keep]
-        self.table, self.one = [None] * size, [None] * size
+        self._allocate([q.weight for q in self.specs])
         # One generator for the whole run: the counters draw their clears from it.
         self.counters = [fpq.BitVectorCounter(q.bits, q.t_clear, rng=rng) for q in self.specs]
         self.flows = [1.0] * size
         self.history = [[] for _ in range(size)]  # (time, estimate) at each retune
         for i in range(size):
             self._retune(i, 1.0, 0.0)
-        self.avg = [0.0] * size
-        self.count = [0.0] * size
-        self.threshold = None
 
     def _retune(self, s, flows, now):
         q = self.specs[s]
