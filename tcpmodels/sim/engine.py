@@ -39,7 +39,6 @@ from .scenario import CHOKe, NewReno, RandomDrop, Reno, Scenario, Tahoe, _Sender
 __all__ = ["simulate"]
 
 OPEN, PENDING, RECOVERY, STALLED, IDLE = 0, 1, 2, 3, 4
-BLOCK = 256  # steps per block of pre-drawn random numbers
 TAHOE, RENO, NEWRENO = 0, 1, 2
 
 
@@ -453,6 +452,7 @@ class _Engine:
                 retx_pending[rj] -= retx_arr
 
             # --- bottleneck: link loss, early drops, buffer overflow, service.
+            sending = np.flatnonzero(arr > 0)  # (a bool mask is several times faster to scan)
             d = None
             new_loss = None
             if self.lossy:
@@ -482,7 +482,7 @@ class _Engine:
                 marks = D - queue.forced
                 D = queue.forced.copy()
                 if marks.any():
-                    jm, _ = self._assign(arr if d is None else arr - d, marks, None)
+                    jm, _ = self._assign(arr if d is None else arr - d, marks, None, sending)
                     echo = now + self.prop[jm] + q[scen[jm]] / self.capacity[scen[jm]]
                     t_ece[jm] = np.minimum(t_ece[jm], echo)
                     marked += marks if measuring else 0.0
@@ -496,17 +496,17 @@ class _Engine:
                 if self.random_drop and over.any():
                     # Random drop: the overflow falls on queued packets, chosen at random.
                     on_arrivals = evict(over, arr if d is None else arr - d, k)
-                    j, dj = self._assign(arr, D - over + on_arrivals, d)
+                    j, dj = self._assign(arr, D - over + on_arrivals, d, sending)
                 elif matched is not None:
                     # CHOKe's matched arrivals are the flows' own; the rest fall at random.
-                    j, dj = self._assign(arr - matched, D - gone - from_queue, d)
+                    j, dj = self._assign(arr - matched, D - gone - from_queue, d, sending)
                     hits = np.zeros(N)
                     hits[j] += dj
                     hits += matched
                     j = np.flatnonzero(hits)
                     dj = hits[j]
                 else:
-                    j, dj = self._assign(arr, D, d)
+                    j, dj = self._assign(arr, D, d, sending)
                 arr[j] -= dj
                 dropped[j] += dj
                 st = state[j]
@@ -549,21 +549,18 @@ class _Engine:
 
             # --- ACKs of the survivors come back after RTT + queueing delay.
             qd = q / self.capacity
-            b = k % BLOCK
-            if b == 0:
-                # Uniforms for the stochastic rounding of ACK delays, drawn in blocks
-                # (one generator call per BLOCK steps); row b is step k's.
-                jitter = self.prop_steps + rng.random((BLOCK, N), dtype=np.float32) + np.arange(k, k + BLOCK)[:, None]
+            # Stochastic rounding: a uniform per flow that sent, drawn this step.
+            delay = self.prop_steps[sending] + rng.random(sending.size)
             if S == 1:
-                back = (jitter[b] + float(qd[0] / dt)).astype(np.int64)
+                delay += k + float(qd[0] / dt)
             else:
-                back = (jitter[b].reshape(S, n) + (qd / dt)[:, None]).astype(np.int64).ravel()
-            sending = np.flatnonzero(arr)
-            ring[(back[sending] % L) * N + sending] += arr[sending]
+                delay += k + (qd / dt)[scen[sending]]
+            back = delay.astype(np.int64)
+            ring[(back % L) * N + sending] += arr[sending]
             if new_loss is not None and new_loss.size:
                 # Loss noticed when the lost packet's ACK would have come back: the
                 # same step the ring gives its step-mates (half a step early for rounding).
-                t_next[new_loss] = (back[new_loss] - 0.5) * dt
+                t_next[new_loss] = (back[np.searchsorted(sending, new_loss)] - 0.5) * dt
             if deciding is not None and deciding.size:
                 # After the ring insert, so a go-back-N restart also forgets the
                 # ACKs of this step's packets (they are duplicates).
@@ -628,15 +625,15 @@ class _Engine:
             ))
         return results
 
-    def _assign(self, arr, D, link):
+    def _assign(self, arr, D, link, flows):
         """Spread each scenario's D drops uniformly over the packets that arrived.
 
         `link` (or None) holds the packets each flow already lost on its
-        link, which count among D.  Returns the flows hit (sorted, unique) and
-        how many packets each lost.
+        link, which count among D; `flows` (sorted) includes every flow with
+        packets in `arr`.  Returns the flows hit (sorted, unique) and how many
+        packets each lost.
         """
         S, n = self.S, self.n
-        flows = np.flatnonzero(arr)  # only flows that sent can lose a packet
         avail = arr[flows] if link is None else arr[flows] - link[flows]
         rest = D if link is None else D - np.bincount(flows // n, weights=link[flows], minlength=S)
         if S == 1:
