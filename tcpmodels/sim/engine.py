@@ -179,6 +179,7 @@ class _Engine:
         scen = f // n
         ring = np.zeros(L * N)  # ACKs due at each future step, per flow
         ring2 = ring.reshape(L, N)
+        acks_until = np.zeros(N, dtype=np.int64)  # the step of each flow's last ACK in the ring
 
         cwnd = self.iw.copy()
         ssthresh = self.max_window.copy()
@@ -222,7 +223,7 @@ class _Engine:
             tr_a, tr_d = np.zeros(S), np.zeros(S)
             tr_qs = np.zeros(S)
 
-        ss = np.empty(N, dtype=bool)
+        ca = np.empty(N, dtype=bool)
         inc = np.empty(N)
         room = np.empty(N)
         arr = np.empty(N)
@@ -255,7 +256,10 @@ class _Engine:
             # without go-back-N gets here only with one hole in the window: the
             # retransmission's ACK then covers everything in flight, and the
             # duplicate ACKs before it open nothing.)
-            ring2[:, j] = 0.0
+            # (Only columns with ACKs still due: a scattered write costs L cache misses.)
+            live = j[acks_until[j] > k]
+            if live.size:
+                ring2[:, live] = 0.0
             cwnd[j] = self.iw[j] if retransmit == "rto" else 1.0
             backlog[j] += 1.0
             sent[j] += 1.0
@@ -358,9 +362,13 @@ class _Engine:
             np.maximum(inflight, 0.0, out=inflight)
             acked += acks
             np.multiply(acks, grow, out=inc)
-            np.less(cwnd, ssthresh, out=ss)
-            np.divide(inc, cwnd, out=room)
-            np.copyto(room, inc, where=ss)  # slow start: +1/2 per packet ACKed
+            # Slow start: +1/2 per packet ACKed; congestion avoidance: 1/cwnd of that.
+            # (The divisor by arithmetic: a masked copy costs ten plain passes.)
+            np.greater_equal(cwnd, ssthresh, out=ca)
+            np.subtract(cwnd, 1.0, out=room)
+            room *= ca
+            room += 1.0
+            np.divide(inc, room, out=room)
             cwnd += room
             np.minimum(cwnd, wmax, out=cwnd)
             acks[:] = 0.0
@@ -557,6 +565,7 @@ class _Engine:
                 delay += k + (qd / dt)[scen[sending]]
             back = delay.astype(np.int64)
             ring[(back % L) * N + sending] += arr[sending]
+            acks_until[sending] = np.maximum(acks_until[sending], back)
             if new_loss is not None and new_loss.size:
                 # Loss noticed when the lost packet's ACK would have come back: the
                 # same step the ring gives its step-mates (half a step early for rounding).
