@@ -327,7 +327,7 @@ class _Engine:
                 drop_mark[i] = dropped[i] - 1.0
                 # Sent after it: its packets queued behind it, the step's, the access link's.
                 sent_mark[i] = sent[i] - backlog[i] - arriving - np.floor(queued[i] * (1.0 - frac))
-                t_next[i] = ((hit[0] - k) % L + k - 0.5) * dt
+                t_next[i] = ((hit[0] - k) % L + k) * dt
             elif state[i] == RECOVERY:
                 carried[i] += 1.0
             return True
@@ -374,7 +374,7 @@ class _Engine:
             acks[:] = 0.0
 
             if self.ecn:
-                echoed = np.flatnonzero(t_ece <= now)
+                echoed = np.flatnonzero(t_ece < now + 0.5 * dt)
                 if echoed.size:
                     t_ece[echoed] = np.inf
                     # Halve once per round trip, no retransmission (RFC 3168 6.1.2);
@@ -385,7 +385,9 @@ class _Engine:
                     t_cwr[j] = now + self.prop[j] + q[scen[j]] / self.capacity[scen[j]]
 
             # --- timers: flow starts, loss detection, recovery ends, time-outs.
-            due = np.flatnonzero(t_next <= now)
+            # A timer fires at the step nearest its time (firing at the next one
+            # would lengthen every time-out by half a step on average).
+            due = np.flatnonzero(t_next < now + 0.5 * dt)
             deciding = None
             if due.size:
                 st = state[due]
@@ -568,8 +570,8 @@ class _Engine:
             acks_until[sending] = np.maximum(acks_until[sending], back)
             if new_loss is not None and new_loss.size:
                 # Loss noticed when the lost packet's ACK would have come back: the
-                # same step the ring gives its step-mates (half a step early for rounding).
-                t_next[new_loss] = (back[np.searchsorted(sending, new_loss)] - 0.5) * dt
+                # same step the ring gives its step-mates.
+                t_next[new_loss] = back[np.searchsorted(sending, new_loss)] * dt
             if deciding is not None and deciding.size:
                 # After the ring insert, so a go-back-N restart also forgets the
                 # ACKs of this step's packets (they are duplicates).
