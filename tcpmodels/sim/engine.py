@@ -314,7 +314,7 @@ class _Engine:
             width = int(q[s] / self.capacity[s] / dt) + 2
             aim = min(int(frac * width), width - 1)
             window = (first + np.arange(width)) % L
-            live = np.flatnonzero(col[window] > 0)
+            live = (col[window] > 0).nonzero()[0]
             if not live.size:
                 queued[i] = max(queued[i] - 1.0, 0.0)
                 return True
@@ -352,6 +352,9 @@ class _Engine:
 
         for k in range(self.steps):
             now = k * dt
+            # A timer fires at the step nearest its time (firing at the next one
+            # would lengthen every time-out by half a step on average).
+            nearest = now + 0.5 * dt
             measuring = k >= self.measure_from
             if measuring and acked_start is None:
                 acked_start = acked.copy()
@@ -374,7 +377,7 @@ class _Engine:
             acks[:] = 0.0
 
             if self.ecn:
-                echoed = (t_ece < now + 0.5 * dt).nonzero()[0]
+                echoed = (t_ece < nearest).nonzero()[0]
                 if echoed.size:
                     t_ece[echoed] = np.inf
                     # Halve once per round trip, no retransmission (RFC 3168 6.1.2);
@@ -385,9 +388,7 @@ class _Engine:
                     t_cwr[j] = now + self.prop[j] + q[scen[j]] / self.capacity[scen[j]]
 
             # --- timers: flow starts, loss detection, recovery ends, time-outs.
-            # A timer fires at the step nearest its time (firing at the next one
-            # would lengthen every time-out by half a step on average).
-            due = (t_next < now + 0.5 * dt).nonzero()[0]
+            due = (t_next < nearest).nonzero()[0]
             deciding = None
             if due.size:
                 st = state[due]
@@ -482,7 +483,7 @@ class _Engine:
                 offered = arr if d is None else arr - d
                 matched = rng.binomial(offered.astype(np.int64), np.minimum(p_match, 1.0)).astype(float)
                 from_queue = np.zeros(S)
-                for i in np.flatnonzero(matched):
+                for i in matched.nonzero()[0]:
                     for _ in range(int(matched[i])):
                         from_queue[scen[i]] += drop_queued(i, rng.random(), k, offered[i])
                 gone = matched.reshape(S, n).sum(axis=1)
@@ -516,7 +517,7 @@ class _Engine:
                     hits = np.zeros(N)
                     hits[j] += dj
                     hits += matched
-                    j = np.flatnonzero(hits)
+                    j = hits.nonzero()[0]
                     dj = hits[j]
                 else:
                     j, dj = self._assign(arr, D, d, sending)
