@@ -660,17 +660,21 @@ class _Engine:
                 counts = np.bincount(avail.cumsum().searchsorted(pick, side="right"), minlength=flows.size)
             else:
                 counts = np.zeros(flows.size)
-        elif (rest > 0).any():
+        elif (rest > 0).any() and avail.any():
             # The same per scenario, all at once: every packet draws a key in
-            # [s, s + 1) (s its scenario), the keys are sorted once, and the
-            # first `rest[s]` of scenario s are dropped (all, if it has fewer).
+            # [s, s + 1) (s its scenario), and the `rest[s]` smallest keys of
+            # scenario s are dropped (all, if it has fewer): those at or below
+            # its rest[s]-th smallest, read off the sorted keys.  (A sort of the
+            # keys, not an argsort: three times faster.)
             whose = np.repeat(np.arange(flows.size), avail.astype(np.int64))
-            key = flows[whose] // n + self.rng.random(whose.size)
-            order = np.argsort(key)
-            s_of = flows[whose[order]] // n
+            s_of = flows[whose] // n
+            key = s_of + self.rng.random(whose.size)
             tot = np.bincount(s_of, minlength=S)
-            rank = np.arange(whose.size) - (np.cumsum(tot) - tot)[s_of]
-            counts = np.bincount(whose[order[rank < rest[s_of]]], minlength=flows.size).astype(float)
+            take = np.minimum(np.ceil(rest), tot)
+            ranked = np.sort(key)
+            last = ranked[np.maximum(tot.cumsum() - tot + take - 1, 0).astype(np.int64)]
+            cut = np.where(take > 0, last, -1.0)
+            counts = np.bincount(whose[key <= cut[s_of]], minlength=flows.size).astype(float)
         else:
             counts = np.zeros(flows.size)
         if link is not None:
