@@ -230,6 +230,10 @@ class _Engine:
         cap = self.serve
         wmax = self.max_window
         rtt_steps = max(1, int(round(self.prop.mean() / dt)))
+        # Where the ring's row for `d` steps ahead of step k begins: rows[k % L + d]
+        # (a slice per step instead of a modulo per packet).
+        rows = np.tile(np.arange(L) * N, 2)
+        edges = np.arange(S + 1) * n  # the scenarios' first flows
         queue = self.queue
 
         def rto_of(j):
@@ -366,11 +370,10 @@ class _Engine:
             acked += acks
             np.multiply(acks, grow, out=inc)
             # Slow start: +1/2 per packet ACKed; congestion avoidance: 1/cwnd of that.
-            # (The divisor by arithmetic: a masked copy costs ten plain passes.)
+            # (The divisor, cwnd or 1, by arithmetic: a masked copy costs ten plain passes.)
             np.greater_equal(cwnd, ssthresh, out=ca)
-            np.subtract(cwnd, 1.0, out=room)
-            room *= ca
-            room += 1.0
+            np.multiply(cwnd, ca, out=room)
+            np.maximum(room, 1.0, out=room)
             np.divide(inc, room, out=room)
             cwnd += room
             np.minimum(cwnd, wmax, out=cwnd)
@@ -467,6 +470,8 @@ class _Engine:
             # calls, and at one scenario their Python wrappers cost as much as the work;
             # a bool mask is several times faster to scan than floats.)
             sending = (arr > 0).nonzero()[0]
+            # Each sender's scenario (`sending` is sorted): cheaper than a gather.
+            owner = np.repeat(np.arange(S), np.diff(sending.searchsorted(edges))) if S > 1 else None
             d = None
             new_loss = None
             if self.lossy:
@@ -496,7 +501,7 @@ class _Engine:
                 marks = D - queue.forced
                 D = queue.forced.copy()
                 if marks.any():
-                    jm, _ = self._assign(arr if d is None else arr - d, marks, None, sending)
+                    jm, _ = self._assign(arr if d is None else arr - d, marks, None, sending, owner)
                     echo = now + self.prop[jm] + q[scen[jm]] / self.capacity[scen[jm]]
                     t_ece[jm] = np.minimum(t_ece[jm], echo)
                     marked += marks if measuring else 0.0
@@ -510,17 +515,17 @@ class _Engine:
                 if self.random_drop and over.any():
                     # Random drop: the overflow falls on queued packets, chosen at random.
                     on_arrivals = evict(over, arr if d is None else arr - d, k)
-                    j, dj = self._assign(arr, D - over + on_arrivals, d, sending)
+                    j, dj = self._assign(arr, D - over + on_arrivals, d, sending, owner)
                 elif matched is not None:
                     # CHOKe's matched arrivals are the flows' own; the rest fall at random.
-                    j, dj = self._assign(arr - matched, D - gone - from_queue, d, sending)
+                    j, dj = self._assign(arr - matched, D - gone - from_queue, d, sending, owner)
                     hits = np.zeros(N)
                     hits[j] += dj
                     hits += matched
                     j = hits.nonzero()[0]
                     dj = hits[j]
                 else:
-                    j, dj = self._assign(arr, D, d, sending)
+                    j, dj = self._assign(arr, D, d, sending, owner)
                 arr[j] -= dj
                 dropped[j] += dj
                 st = state[j]
@@ -532,7 +537,10 @@ class _Engine:
                     # access link, the step's survivors that came later, the other drops.
                     # (the first of d drops sits at a Beta(1, d) fraction of the step's packets;
                     # exact for one drop: uniform on 0 .. a-1 survivors after it).
-                    surv_after = np.floor((arr[jo] + 1) * rng.random(jo.size) ** (1 / djo))
+                    lead = rng.random(jo.size)
+                    multi = (djo > 1).nonzero()[0]  # (a power only where it is not the identity)
+                    lead[multi] **= 1 / djo[multi]
+                    surv_after = np.floor((arr[jo] + 1) * lead)
                     state[jo] = PENDING
                     drop_mark[jo] = dropped[jo] - djo
                     sent_mark[jo] = sent[jo] - backlog[jo] - surv_after - (djo - 1)
@@ -565,12 +573,10 @@ class _Engine:
             qd = q / self.capacity
             # Stochastic rounding: a uniform per flow that sent, drawn this step.
             delay = self.prop_steps[sending] + rng.random(sending.size)
-            if S == 1:
-                delay += k + float(qd[0] / dt)
-            else:
-                delay += k + (qd / dt)[scen[sending]]
-            back = delay.astype(np.int64)
-            ring[(back % L) * N + sending] += arr[sending]
+            delay += float(qd[0] / dt) if S == 1 else (qd / dt)[owner]
+            ahead = delay.astype(np.int64)
+            ring[rows[slot:slot + L][ahead] + sending] += arr[sending]
+            back = ahead + k
             acks_until[sending] = np.maximum(acks_until[sending], back)
             if new_loss is not None and new_loss.size:
                 # Loss noticed when the lost packet's ACK would have come back: the
@@ -640,17 +646,17 @@ class _Engine:
             ))
         return results
 
-    def _assign(self, arr, D, link, flows):
+    def _assign(self, arr, D, link, flows, owner):
         """Spread each scenario's D drops uniformly over the packets that arrived.
 
         `link` (or None) holds the packets each flow already lost on its
         link, which count among D; `flows` (sorted) includes every flow with
-        packets in `arr`.  Returns the flows hit (sorted, unique) and how many
-        packets each lost.
+        packets in `arr`, `owner` their scenarios (None for one scenario).
+        Returns the flows hit (sorted, unique) and how many packets each lost.
         """
-        S, n = self.S, self.n
+        S = self.S
         avail = arr[flows] if link is None else arr[flows] - link[flows]
-        rest = D if link is None else D - np.bincount(flows // n, weights=link[flows], minlength=S)
+        rest = D if link is None else D - np.bincount(flows // self.n, weights=link[flows], minlength=S)
         if S == 1:
             k, m = int(rest[0]), int(avail.sum())
             if k >= m:  # everything that arrived is dropped
@@ -667,7 +673,7 @@ class _Engine:
             # its rest[s]-th smallest, read off the sorted keys.  (A sort of the
             # keys, not an argsort: three times faster.)
             whose = np.repeat(np.arange(flows.size), avail.astype(np.int64))
-            s_of = flows[whose] // n
+            s_of = owner[whose]
             key = s_of + self.rng.random(whose.size)
             tot = np.bincount(s_of, minlength=S)
             take = np.minimum(np.ceil(rest), tot)
