@@ -236,6 +236,10 @@ class _Engine:
         edges = np.arange(S + 1) * n  # the scenarios' first flows
         queue = self.queue
 
+        def per_scenario(j):
+            # How many of the (sorted) flows j each scenario has: a search, not a gather.
+            return np.diff(j.searchsorted(edges))
+
         def rto_of(j):
             s = scen[j]
             srtt = self.prop[j] + srtt_q[s]
@@ -252,7 +256,7 @@ class _Engine:
             state[j] = STALLED
             can_send[j] = 0.0
             grow[j] = 0.0
-            np.add(stalled, np.bincount(scen[j], minlength=S), out=stalled)
+            np.add(stalled, per_scenario(j), out=stalled)
 
         def restart(j, retransmit):
             # Go-back-N after a time-out (or Tahoe's fast retransmit): what is in
@@ -366,7 +370,8 @@ class _Engine:
             acks = ring2[slot]
             # --- ACK arrivals: free the window and grow it.
             inflight -= acks
-            np.maximum(inflight, 0.0, out=inflight)
+            if self.check:
+                assert (inflight >= -1e-9).all(), "more ACKs than packets in flight"
             acked += acks
             np.multiply(acks, grow, out=inc)
             # Slow start: +1/2 per packet ACKed; congestion avoidance: 1/cwnd of that.
@@ -423,9 +428,10 @@ class _Engine:
                     t_next[jo] = np.inf
                 j = due[st == STALLED]
                 if j.size:
+                    fired = per_scenario(j)
                     if measuring:
-                        acc["rto"] += np.bincount(scen[j], minlength=S)
-                    stalled -= np.bincount(scen[j], minlength=S)
+                        acc["rto"] += fired
+                    stalled -= fired
                     acked_at_rto[j] = acked[j]
                     restart(j, "rto")
 
@@ -471,7 +477,7 @@ class _Engine:
             # a bool mask is several times faster to scan than floats.)
             sending = (arr > 0).nonzero()[0]
             # Each sender's scenario (`sending` is sorted): cheaper than a gather.
-            owner = np.repeat(np.arange(S), np.diff(sending.searchsorted(edges))) if S > 1 else None
+            owner = np.repeat(np.arange(S), per_scenario(sending)) if S > 1 else None
             d = None
             new_loss = None
             if self.lossy:
