@@ -545,7 +545,8 @@ class _Engine:
                     # exact for one drop: uniform on 0 .. a-1 survivors after it).
                     lead = rng.random(jo.size)
                     multi = (djo > 1).nonzero()[0]  # (a power only where it is not the identity)
-                    lead[multi] **= 1 / djo[multi]
+                    if multi.size:
+                        lead[multi] **= 1 / djo[multi]
                     surv_after = np.floor((arr[jo] + 1) * lead)
                     state[jo] = PENDING
                     drop_mark[jo] = dropped[jo] - djo
