@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 from tcpmodels import sim
+from tcpmodels.sim import engine
+from tcpmodels.sim.engine import _state_dtype
 from tcpmodels.sim.queues import make_queue
 
 BASE = dict(n_flows=8, bandwidth=2e6, rtt=0.04, duration=12.0, warmup=4.0, start_spread=2.0)
@@ -160,6 +162,38 @@ def test_batch_over_seeds_matches_a_list_and_keeps_order():
     by_list = sim.simulate([dataclasses.replace(s, seed=3), dataclasses.replace(s, seed=4)])
     assert [r.loss_rate for r in by_seeds] == [r.loss_rate for r in by_list]
     assert by_seeds[0].loss_rate != by_seeds[1].loss_rate
+
+
+def test_state_dtype_float32_only_for_large_batches_it_holds_exactly():
+    # The 64 x 1000-flow standard batch (bench): float32; one such scenario, a
+    # window whose increments float32 would round by more than 0.8 %, or a run in
+    # which a flow could send 2^24 packets: float64.
+    std = dict(max_window=113, duration=500.0, min_rtt=0.09)
+    assert _state_dtype(64_000, **std) is np.float32
+    assert _state_dtype(1000, **std) is np.float64
+    assert _state_dtype(64_000, **{**std, "max_window": 1000}) is np.float64
+    assert _state_dtype(64_000, **{**std, "min_rtt": 0.001, "duration": 1000.0}) is np.float64
+
+
+@pytest.mark.parametrize("queue", [sim.RED(min_th=3, max_th=30, max_p=0.1), sim.RandomDrop(buffer=30)],
+                         ids=lambda q: type(q).__name__)
+@pytest.mark.parametrize("sender", [sim.Tahoe(), sim.NewReno(sack=True)], ids=lambda s: type(s).__name__)
+def test_float32_state_keeps_invariants_and_results(monkeypatch, queue, sender):
+    # The same batch with float32 state (forced here; large batches get it) and
+    # with float64: the invariants hold every step, and as both draw the same
+    # random numbers and packet counts are exact in both, only a window's last
+    # bits differ, which moved no loss or queue here by more than 1e-9 (a
+    # rounding that flipped a window's floor would diverge the runs; these
+    # short runs show none).
+    batch = [scenario(queue=queue, sender=sender, seed=s) for s in range(4)]
+    wide = sim.simulate(batch)
+    monkeypatch.setattr(engine, "FLOAT32_FLOWS", 0)
+    narrow = sim.simulate(batch, check=True)
+    for a, b in zip(wide, narrow, strict=True):
+        assert b.loss_rate == pytest.approx(a.loss_rate, rel=1e-9)
+        assert b.queue == pytest.approx(a.queue, rel=1e-9)
+        assert b.window == pytest.approx(a.window, rel=1e-6)
+        assert b.goodput.dtype == np.float64
 
 
 def test_mixed_shapes_run_in_groups_in_order():
