@@ -1,15 +1,11 @@
-import csv
-import pathlib
-
-import numpy as np
 import pytest
 
-DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
+from tcpmodels import data
 
 
 @pytest.fixture(scope="session")
 def reference_rows():
     """ns-3 RED reference rows with Floyd & Jacobson's drop spacing (wait=0), as float arrays."""
-    with open(DATA / "ns3_red_10ms.csv") as fh:
-        rows = [r for r in csv.DictReader(fh) if r["wait"] == "0"]
-    return {k: np.array([float(r[k]) for r in rows]) for k in rows[0] if k != "sweep"}
+    rows = data.table("ns3_red_10ms")
+    keep = rows["wait"] == 0
+    return {k: v[keep] for k, v in rows.items() if k != "sweep"}

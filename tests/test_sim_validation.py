@@ -6,20 +6,16 @@ them.  Nothing in the simulator is tuned to these numbers: its behaviour comes
 from the TCP and RED mechanisms (see tcpmodels/sim/engine.py).
 """
 
-import csv
 import math
-import pathlib
 import warnings
 
 import numpy as np
 import pytest
 
-from tcpmodels import TCPModelsWarning, droptail, fpq, red, sim, tcp, units
+from tcpmodels import TCPModelsWarning, data, droptail, fpq, red, sim, tcp, units
 
 pytestmark = pytest.mark.slow
 
-# ns-3 measurements of the thesis' RED set-up; provenance in data/README.md.
-REFERENCE = pathlib.Path(__file__).resolve().parents[1] / "data" / "ns3_red_10ms.csv"
 
 
 # ---------------------------------------------------------------- item 1: one Tahoe flow, random loss
@@ -176,12 +172,13 @@ def test_fpq_holds_five_packets_per_flow_and_its_loss_target(n_flows):
 
 # ---------------------------------------------------------------- item 3: RED vs ns-3
 def _reference_rows():
-    with open(REFERENCE) as f:
-        rows = [r for r in csv.DictReader(f) if r["wait"] == "0"]  # F&J count-based spacing
+    # ns-3 measurements of the thesis' RED set-up (provenance: tcpmodels/data/README.md),
+    # rows with Floyd & Jacobson's count-based spacing (wait=0).
+    rows = data.table("ns3_red_10ms")
     out = {}
-    for r in rows:
-        key = (int(r["flows"]), float(r["max_th"]), float(r["max_p"]))
-        out[key] = {k: float(r[k]) for k in ("drop_rate", "avg_queue", "timeouts_per_packet", "avg_cwnd")}
+    for i in (rows["wait"] == 0).nonzero()[0]:
+        key = (int(rows["flows"][i]), float(rows["max_th"][i]), float(rows["max_p"][i]))
+        out[key] = {k: float(rows[k][i]) for k in ("drop_rate", "avg_queue", "timeouts_per_packet", "avg_cwnd")}
     return out
 
 

@@ -6,7 +6,9 @@ Morris (1999), Fig. 3.2 (the thesis' standard simulation set-up).
 """
 
 import dataclasses
+import inspect
 import math
+import re
 
 from .. import _checks, fpq, units
 from .._results import Result
@@ -353,23 +355,28 @@ class NewReno(_Sender):
         _set(self, "sack", bool(self.sack))
 
 
-def _parameters(cls):
-    """The entries of a numpydoc Parameters section, as written in `cls`' docstring."""
-    lines = cls.__doc__.split("\n")
-    start = lines.index("    Parameters") + 2
+def _parameters(doc):
+    """The entries of a numpydoc Parameters section of docstring `doc`, dedented."""
+    lines = inspect.cleandoc(doc).split("\n")
+    start = lines.index("Parameters") + 2
     end = next(i for i in range(start, len(lines)) if not lines[i].strip())
-    return "\n".join(lines[start:end])
+    return lines[start:end]
 
 
 def _inherit_parameters(cls, base, skip=()):
     # A subclass takes its parent's parameters: they are written once, on the
-    # parent, and copied into the subclass' docstring here.
+    # parent, and copied into the subclass' docstring here, indented as the
+    # subclass' own "Parameters" header (Python 3.13 dedents docstrings; under
+    # -OO there are none, and nothing to document).
+    header = re.search(r"^([ \t]*)Parameters$", cls.__doc__ or "", re.MULTILINE)
+    if header is None or base.__doc__ is None:
+        return
     entries, keep = [], True
-    for line in _parameters(base).split("\n"):
-        if not line.startswith("        "):
+    for line in _parameters(base.__doc__):
+        if not line.startswith(" "):
             keep = line.split(":")[0].strip() not in skip
         if keep:
-            entries.append(line)
+            entries.append(header.group(1) + line)
     cls.__doc__ = cls.__doc__.replace("{inherited}", "\n".join(entries))
 
 
