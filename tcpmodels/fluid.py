@@ -23,8 +23,9 @@ the same queue (see :func:`equilibrium`).
 
 The step is the smallest of a twentieth of the shortest propagation RTT, a
 quarter of RED's averaging time constant :math:`1/K` and a quarter of the
-time the link takes to serve the hard limit; halving it moves the time
-averages by less than 1 % on the ns-3 dynamics set-ups (``tests/test_fluid.py``).
+time the link takes to serve the hard limit; halving it moves the mean
+queue, loss and utilization by under 1 %, the queue's spread by 5 % and the
+period by 2 % on the ns-3 dynamics set-ups (``tests/test_fluid.py``).
 Windows are updated semi-implicitly (the decrease term divides), the average
 exactly for a queue constant over the step, so no term can change sign.
 """

@@ -625,14 +625,18 @@ def _operating_point(n, rtt, cap, lo, hi, mp, gentle, spacing, acks):
     top = np.where(gentle, 2.0 * hi, np.nextafter(hi, 0.0))  # the last queue the ramp covers
     span = top - lo
 
-    def residual(y):
+    def residual(y, n, rtt, cap, lo, hi, mp):
         q = lo + y
         r = _spaced(drop_probability(q, lo, hi, mp, gentle), spacing)[0]
         return 0.5 * acks * r * ((rtt * cap + q) / n) ** 2 - 1.0
 
-    inside = residual(span) > 0
-    y = solve.positive_root(lambda y, s: residual(y), 1e-12 * span, span, args=(span,),
-                            f_upper=np.where(inside, residual(span), 1.0))
+    args = (n, rtt, cap, lo, hi, mp)
+    at_top = residual(span, *args)
+    inside = at_top > 0
+    y = np.zeros(np.shape(inside))
+    if inside.any():  # solved only where the ramp holds a root
+        y[inside] = solve.positive_root(residual, 1e-12 * span[inside], span[inside],
+                                        args=tuple(a[inside] for a in args), f_upper=at_top[inside])
     q = np.where(inside, lo + y, top)
     r = _spaced(drop_probability(q, lo, hi, mp, gentle), spacing)[0]
     return q, r, (rtt * cap + q) / n, rtt + q / cap, inside
