@@ -46,6 +46,10 @@ _STEPS_PER_RTT = 20.0
 _STEPS_PER_TIME_CONSTANT = 4.0
 # Spectrum band for the dominant period, as the ns-3 references measure it [s].
 _PERIOD_BAND = (0.2, 20.0)
+# A settled fluid queue never empties; one whose limit cycle empties it for
+# more than this share of the time idles the link: it swings.  1 % is far
+# above numerical dust (a settled queue's share is exactly 0).
+_SWING_EMPTY = 0.01
 # A queue whose 5-95 % spread over the last quarter of the run exceeds this
 # fraction of its mean (plus one packet) has not settled: a decaying
 # oscillation from the start-up shrinks as exp(-t / tau) and is far below it
@@ -82,7 +86,11 @@ class FluidResult(Result):
         Period of the largest peak of the queue's spectrum between 0.2 and 20 s
         [s]; NaN where the queue does not move.
     limit_cycle : bool or ndarray
-        True where the queue still swings at the end of the run.
+        True where the queue still moves at the end of the run (its 5-95 %
+        spread over the last quarter exceeds a tenth of its mean plus a packet).
+    swings : bool or ndarray
+        True where the queue is empty more than 1 % of the time: a limit
+        cycle large enough to idle the link (a settled fluid queue never empties).
     step : float
         Integration step [s].
     """
@@ -101,6 +109,7 @@ class FluidResult(Result):
     frac_empty: object
     period: object
     limit_cycle: object
+    swings: object
     step: float
 
 
@@ -313,7 +322,7 @@ def simulate(n_flows, rtt, capacity, *, queue="red", min_th=5.0, max_th=None, ma
     warmup = 0.5 * duration if warmup is None else float(_checks.in_range("warmup", warmup, 0.0, duration,
                                                                           high_open=True))
     dt = _step(r2.min(), ewma, flat["limit"], flat["cap"]) if step is None else float(
-        _checks.positive("step", step))
+        _checks.in_range("step", step, 0.0, 0.5 * r2.min(), low_open=True))  # the history needs delays >= 2 steps
     every = max(1, round(float(_checks.positive("record_every", record_every)) / dt))
     run = _integrate(n2, r2, flat, ewma, kind, gentle, spacing, 2.0 if delayed_ack else 1.0,
                      duration, warmup, dt, every)
@@ -401,6 +410,7 @@ def _result(run, shape, k, classes, interval, dt, inputs):
         period=_dominant_period(trace["q"][:, times >= run["start"] * dt], interval),
     )
     cycle = spread > _CYCLE_SPREAD * mean_q + 1.0
+    swing = stats["frac_empty"] > _SWING_EMPTY
     scalar = shape == () and all(np.ndim(x) == 0 for x in inputs)
 
     def shaped(x, extra=()):
@@ -416,5 +426,6 @@ def _result(run, shape, k, classes, interval, dt, inputs):
         window_trace=window_trace.reshape(shape + window_trace.shape[1:]),
         **{key: shaped(v, (k,) if key == "window" and classes else ()) for key, v in stats.items()},
         limit_cycle=bool(cycle[0]) if scalar else cycle.reshape(shape),
+        swings=bool(swing[0]) if scalar else swing.reshape(shape),
         step=dt,
     )

@@ -11,13 +11,6 @@ from tcpmodels import TCPModelsWarning, data, fluid, fpq, red, units
 NS3 = dict(drop_spacing="count", delayed_ack=True)  # the references' wait=0 spacing and delayed ACKs
 
 
-def swings(result):
-    # A fluid queue that has settled never empties; one on a limit cycle large enough to matter
-    # touches zero for a finite share of each period.  1 % of the time is far above numerical dust
-    # (a settled queue's share is exactly 0) and below any cycle that idles the link measurably.
-    return result.frac_empty > 0.01
-
-
 @pytest.fixture(scope="module")
 def dynamics():
     t = data.table("ns3_red_dynamics")
@@ -34,7 +27,7 @@ def dynamics():
 
 def test_ns3_verdicts(dynamics):
     f = dynamics["fluid"]
-    assert np.array_equal(swings(f), dynamics["swings"])
+    assert np.array_equal(f.swings, dynamics["swings"])
     # The swinging runs idle the link; the settled ones keep it busy.
     assert f.utilization[dynamics["swings"]].max() < f.utilization[~dynamics["swings"]].min()
 
@@ -131,7 +124,7 @@ def test_droptail_cycles():
     # Drop-tail with a buffer of a quarter of the pipe: the fluid flows, all alike, halve together
     # (Morris 1999, Fig. 5.8-5.9) and the queue cycles between empty and full.
     f = fluid.simulate(10, 0.1, 2170.1, queue="droptail", buffer=50, duration=60.0, **NS3)
-    assert f.limit_cycle and f.frac_empty > 0.01 and f.queue_trace.max() == pytest.approx(50.0)
+    assert f.limit_cycle and f.swings and f.queue_trace.max() == pytest.approx(50.0)
     assert f.loss_rate > 0 and f.utilization < 1.0
 
 
@@ -157,7 +150,7 @@ def test_shapes_and_scalars():
     ("n_flows", dict(n_flows=0)), ("rtt", dict(rtt=math.inf)), ("capacity", dict(capacity=-1)),
     ("capacity", dict(capacity=math.nan)), ("max_th", dict(max_th=3)), ("weight", dict(weight=0)),
     ("weight", dict(weight=2)), ("queue", dict(queue="codel")), ("buffer", dict(queue="droptail")),
-    ("duration", dict(duration=0)), ("warmup", dict(warmup=50)),
+    ("duration", dict(duration=0)), ("warmup", dict(warmup=50)), ("step", dict(step=0.06)),
 ])
 def test_bad_input(name, kw):
     args = dict(n_flows=30, rtt=0.1, capacity=2170.1, min_th=5, max_th=217, max_p=0.02, duration=20.0) | kw
@@ -194,6 +187,28 @@ def test_step_halving(dynamics):
                           step=f.step / 2, **NS3)
     assert half.queue == pytest.approx(f.queue, rel=0.02)
     assert half.utilization == pytest.approx(f.utilization, rel=0.005)
-    assert np.array_equal(swings(half), swings(f))
+    assert np.array_equal(half.swings, f.swings)
     ok = t["swings"]
     assert half.period[ok] == pytest.approx(f.period[ok], rel=0.05)
+
+
+def test_drop_rate_spacings():
+    # Floyd & Jacobson's gaps uniform on [1, 1/p_b] have mean (1 + 1/p_b)/2; ns-3's Wait on [1/p_b, 2/p_b], 1.5/p_b.
+    q = np.array([5.0, 111.0, 217.0, 300.0])
+    p_b = red.drop_probability(q, 5, 217, 0.02)
+    assert red.drop_rate(q, 5, 217, 0.02) == pytest.approx(p_b)
+    assert red.drop_rate(q, 5, 217, 0.02, spacing="count") == pytest.approx(2 * p_b / (1 + p_b))
+    assert red.drop_rate(q, 5, 217, 0.02, spacing="wait")[:2] == pytest.approx(2 * p_b[:2] / 3)
+    assert red.drop_rate(q[:, None], 5, [217, 434], 0.02).shape == (4, 2)
+    assert isinstance(red.drop_rate(111.0, 5, 217, 0.02), float)
+    with pytest.raises(ValueError, match="spacing"):
+        red.drop_rate(q, 5, 217, 0.02, spacing="even")
+
+
+def test_equilibrium_types():
+    e = fluid.equilibrium(30, 0.2, 2170.1, min_th=5, max_th=217, max_p=0.02)
+    assert isinstance(e.queue, float) and isinstance(e.on_ramp, bool)
+    grid = fluid.equilibrium([[10], [30]], [0.1, 0.2], 2170.1, min_th=5, max_th=217, max_p=0.02)
+    assert grid.queue.shape == grid.on_ramp.shape == (2, 2)
+    with pytest.raises(ValueError, match="rtt"):
+        fluid.equilibrium(30, 0, 2170.1, min_th=5, max_th=217, max_p=0.02)
