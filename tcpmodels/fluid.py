@@ -170,7 +170,7 @@ def equilibrium(n_flows, rtt, capacity, *, min_th, max_th, max_p, gentle=False, 
     Notes
     -----
     The same operating point :func:`tcpmodels.red.stability` linearizes about
-    (Hollot et al. 2002, Eq. 3).  Against the ns-3 references at 10 ms
+    (Hollot et al. 2001/2002).  Against the ns-3 references at 10 ms
     (``ns3_red_10ms``, count spacing, delayed ACKs) it is worse than P3 where
     windows are small: with no time-outs and a halving per lost packet it
     asks more loss of each flow for the same queue (``tests/test_fluid.py``

@@ -619,7 +619,7 @@ def _operating_point(n, rtt, cap, lo, hi, mp, gentle, spacing, acks):
     """Equilibrium of the fluid model on RED's ramp: queue, drop fraction, window, round trip.
 
     Solves :math:`r(q)\\,b\\,W^2 / 2 = 1` with :math:`W = (rtt + q/C) C / n`
-    (dW/dt = 0 in Misra et al.'s Eq. for W with :math:`1/(bR)` growth).  Also
+    (dW/dt = 0 in Misra et al.'s window equation with :math:`1/(bR)` growth).  Also
     returns where a root exists below RED's forced-drop point.
     """
     top = np.where(gentle, 2.0 * hi, np.nextafter(hi, 0.0))  # the last queue the ramp covers
@@ -731,11 +731,11 @@ def stability(n_flows, rtt, capacity, *, min_th, max_th, max_p, weight, gentle=F
 
     Notes
     -----
-    Operating point (Hollot et al. 2002, Eq. 3, with window growth
+    Operating point (Hollot et al.'s equilibrium of the fluid model, with window growth
     :math:`1/(bR)`, :math:`b = 2` for delayed ACKs):
     :math:`W_0 = R_0 C / N`, :math:`R_0 = T_p + q_0/C`,
     :math:`p_0 = 2 / (b W_0^2)`, :math:`p_0 = r(q_0)` RED's drop fraction.
-    Linearized loop (their Eq. 5-6, the delayed-window term folded in as they
+    Linearized loop (their small-signal model, the delayed-window term folded in as they
     do; RED's EWMA a low-pass :math:`K/(s+K)`, :math:`K = -C \ln(1 - w)`):
 
     .. math:: L(s) = \frac{L_{red}\, b\,(R_0 C)^3 / (2N)^2\; e^{-s R_0}}

@@ -115,7 +115,7 @@ def test_classes_share_by_rtt():
     # p = 2/(b W^2) gives every flow the same window and throughput W/R in inverse proportion to R
     # (the fluid model's RTT bias).
     f = fluid.simulate([20, 20], [0.05, 0.2], 4166.7, max_th=400, min_th=20, max_p=0.05, weight=0.002,
-                       duration=100.0, classes=True, **NS3)
+                       duration=50.0, classes=True, **NS3)
     assert f.window.shape == (2,) and f.window_trace.shape[:1] == (2,)
     assert f.window[0] == pytest.approx(f.window[1], rel=0.02)
 

@@ -58,7 +58,7 @@ def test_margins_boundary_is_unit_gain_at_phase_crossover():
 # ------------------------------------------------------ operating point
 
 def test_operating_point_relations():
-    # Hollot et al. (2002), Eq. 3: W0 = R0 C / N, R0 = Tp + q0 / C, p0 = 2 / (b W0^2).
+    # Hollot et al. (2001/2002), the equilibrium: W0 = R0 C / N, R0 = Tp + q0 / C, p0 = 2 / (b W0^2).
     for acks, delayed in ((1, False), (2, True)):
         s = red.stability(60, 0.2, 3750.0, min_th=50, max_th=550, max_p=0.1, weight=1e-5, delayed_ack=delayed)
         assert s.round_trip == pytest.approx(0.2 + s.queue / 3750.0, rel=1e-12)
