@@ -249,7 +249,8 @@ def simulate(n_flows, rtt, capacity, *, queue="red", min_th=5.0, max_th=None, ma
     queue : {"red", "droptail", "fpq"}, optional
         Discipline: RED on its average; drop-tail with `buffer`; FPQ's RED
         settings (Morris 1999, Fig. 6.4) for the true flow count and the mean
-        propagation bandwidth-delay product.
+        propagation bandwidth-delay product (then `min_th`, `max_th` and
+        `max_p` are not used).
     min_th, max_th : float or array_like, optional
         RED's thresholds [packets] (``max_th`` required for "red").
     max_p : float or array_like, optional
