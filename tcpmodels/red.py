@@ -531,3 +531,282 @@ def max_p_for_buffer(n_flows, max_th):
     mp = MAX_P_CONSTANT * n**2 / hi**2
     _checks.warn_where(mp > 1.0, "max_p above 1: max_th is too small for this many flows")
     return _checks.scalar_or_array(mp, n_flows, max_th)
+
+
+# ------------------------------------------------------------ dynamics (issue 17)
+# The TCP/RED fluid model's operating point (Misra, Gong & Towsley 2000) and
+# its linearized loop (Hollot, Misra, Towsley & Gong, INFOCOM 2001 "A control
+# theoretic analysis of RED"; IEEE TAC 47(6), 2002).  tcpmodels.fluid
+# integrates the same model in time; the loop machinery is tcpmodels.loop.
+# Kept in one block (its import and exports here) so it merges apart from the equilibria.
+
+from . import loop  # noqa: E402
+
+__all__ += ["DROP_SPACINGS", "Stability", "drop_rate", "stability"]
+
+#: Drop-spacing rules: the fraction of arrivals dropped for a base probability p_b.
+#: "independent": each arrival dropped with p_b (the fluid model's and Hollot et
+#: al.'s assumption); "count": Floyd & Jacobson's count-based spacing, gaps
+#: uniform on [1, 1/p_b], mean (1 + 1/p_b)/2 (Linux, the ns-3 references'
+#: wait=0, this library's simulator, Eq. 5.8's factor 2); "wait": ns-3's
+#: default, gaps uniform on [1/p_b, 2/p_b], mean 1.5/p_b.
+DROP_SPACINGS = ("independent", "count", "wait")
+
+# Morris (1999, section 5.1.2): the time-out laws hold only for windows above 4;
+# below, too few duplicate ACKs return and time-outs, absent from the fluid
+# model, dominate.
+_MIN_FLUID_WINDOW = 4.0
+
+
+def _positive_finite(name, value):
+    x = _checks.positive(name, value)
+    ok = np.isfinite(x)
+    if not ok.all():
+        raise ValueError(f"{name} must be finite, got {_checks.first_bad(x, ok)!r}")
+    return x
+
+
+def _spaced(p, spacing):
+    """Drop fraction and its derivative d(fraction)/d(p_b) for a spacing rule."""
+    if spacing == "independent":
+        return p, np.ones_like(p)
+    if spacing == "count":
+        return 2.0 * p / (1.0 + p), 2.0 / (1.0 + p) ** 2
+    forced = p >= 1.0  # "wait": RED's forced drops (p_b = 1) drop every arrival
+    return np.where(forced, 1.0, 2.0 * p / 3.0), np.where(forced, 0.0, 2.0 / 3.0)
+
+
+def drop_rate(avg_queue, min_th, max_th, max_p, *, gentle=False, spacing="independent"):
+    r"""Fraction of arrivals RED drops at an average queue, under a drop-spacing rule.
+
+    Parameters
+    ----------
+    avg_queue : float or array_like
+        Average (EWMA) queue [packets].
+    min_th, max_th : float or array_like
+        Thresholds, ``0 <= min_th < max_th`` [packets].
+    max_p : float or array_like
+        Base probability at ``max_th``, in (0, 1] [-].
+    gentle : bool, optional
+        Floyd's gentle ramp above ``max_th`` (:func:`drop_probability`).
+    spacing : {"independent", "count", "wait"}, optional
+        How RED spaces its drops (:data:`DROP_SPACINGS`).
+
+    Returns
+    -------
+    float or ndarray
+        Dropped fraction of arrivals [-].
+
+    Notes
+    -----
+    With :math:`p_b` from :func:`drop_probability`: "independent" gives
+    :math:`p_b`; "count" :math:`2 p_b / (1 + p_b)` (about :math:`2 p_b`,
+    Eq. 5.8's factor 2); "wait" :math:`2 p_b / 3` (1 where :math:`p_b = 1`).
+
+    Examples
+    --------
+    >>> drop_rate(252.5, 5, 500, 0.02, spacing="count")   # p_b = 0.01
+    0.019801980198019802
+    >>> drop_rate([252.5, 600], 5, 500, 0.02, spacing="wait")
+    array([0.00666667, 1.        ])
+    """
+    key = _checks.choice("spacing", spacing, DROP_SPACINGS)
+    p = np.asarray(drop_probability(avg_queue, min_th, max_th, max_p, gentle))
+    return _checks.scalar_or_array(_spaced(p, key)[0], avg_queue, min_th, max_th, max_p)
+
+
+def _operating_point(n, rtt, cap, lo, hi, mp, gentle, spacing, acks):
+    """Equilibrium of the fluid model on RED's ramp: queue, drop fraction, window, round trip.
+
+    Solves :math:`r(q)\\,b\\,W^2 / 2 = 1` with :math:`W = (rtt + q/C) C / n`
+    (dW/dt = 0 in Misra et al.'s window equation with :math:`1/(bR)` growth).  Also
+    returns where a root exists below RED's forced-drop point.
+    """
+    top = np.where(gentle, 2.0 * hi, np.nextafter(hi, 0.0))  # the last queue the ramp covers
+    span = top - lo
+
+    def residual(y, n, rtt, cap, lo, hi, mp):
+        q = lo + y
+        r = _spaced(drop_probability(q, lo, hi, mp, gentle), spacing)[0]
+        return 0.5 * acks * r * ((rtt * cap + q) / n) ** 2 - 1.0
+
+    args = (n, rtt, cap, lo, hi, mp)
+    at_top = residual(span, *args)
+    inside = at_top > 0
+    y = np.zeros(np.shape(inside))
+    if inside.any():  # solved only where the ramp holds a root
+        y[inside] = solve.positive_root(residual, 1e-12 * span[inside], span[inside],
+                                        args=tuple(a[inside] for a in args), f_upper=at_top[inside])
+    q = np.where(inside, lo + y, top)
+    r = _spaced(drop_probability(q, lo, hi, mp, gentle), spacing)[0]
+    return q, r, (rtt * cap + q) / n, rtt + q / cap, inside
+
+
+@dataclasses.dataclass(frozen=True)
+class Stability(Result):
+    """Verdict of the linearized TCP/RED loop at the fluid model's operating point.
+
+    Attributes
+    ----------
+    stable : bool or ndarray
+        True where the linearized loop is stable; False where unstable or not
+        ``valid`` (no verdict there: a warning said so).
+    valid : bool or ndarray
+        True where the operating point lies in the model's range: on RED's
+        ramp below its forced drops, with windows of at least 4 packets.
+    sufficient : bool or ndarray
+        Hollot et al.'s sufficient condition with ``N- = n_flows`` and
+        ``R+ =`` the operating point's round trip: where True, the loop is
+        stable for this and every larger flow count and every shorter RTT.
+    phase_margin : float or ndarray
+        Phase margin [deg] (``inf`` where the loop gain stays below 1).
+    gain_margin : float or ndarray
+        Gain margin [-] (above 1 where stable).
+    crossover : float or ndarray
+        Gain-crossover frequency [rad/s] (NaN where the loop gain stays below 1).
+    period : float or ndarray
+        Period of the oscillation the loop predicts, at its phase crossover [s].
+    loop_gain : float or ndarray
+        Zero-frequency loop gain [-].
+    queue : float or ndarray
+        Equilibrium queue, average and instantaneous [packets].
+    loss_rate : float or ndarray
+        Equilibrium drop fraction [-].
+    window : float or ndarray
+        Equilibrium window [packets].
+    round_trip : float or ndarray
+        Equilibrium round trip, propagation plus queueing [s].
+    """
+
+    stable: object
+    valid: object
+    sufficient: object
+    phase_margin: object
+    gain_margin: object
+    crossover: object
+    period: object
+    loop_gain: object
+    queue: object
+    loss_rate: object
+    window: object
+    round_trip: object
+
+
+def stability(n_flows, rtt, capacity, *, min_th, max_th, max_p, weight, gentle=False,
+              drop_spacing="independent", delayed_ack=False):
+    r"""Will this RED setting hold its equilibrium or oscillate? (Hollot, Misra, Towsley & Gong 2001/2002).
+
+    Parameters
+    ----------
+    n_flows : float or array_like
+        Long-lived TCP flows, > 0 [flows].
+    rtt : float or array_like
+        Round-trip propagation time, > 0 [s].
+    capacity : float or array_like
+        Bottleneck rate, > 0 [packets/s].
+    min_th, max_th : float or array_like
+        RED's thresholds, ``0 <= min_th < max_th`` [packets].
+    max_p : float or array_like
+        RED's base drop probability at ``max_th``, in (0, 1] [-].
+    weight : float or array_like
+        RED's EWMA weight per arriving packet, in (0, 1] [-].
+    gentle : bool, optional
+        Floyd's gentle ramp from ``max_p`` to 1 over ``[max_th, 2 max_th]``.
+    drop_spacing : {"independent", "count", "wait"}, optional
+        How RED spaces drops (:data:`DROP_SPACINGS`).  The default is the
+        papers' assumption; Linux's RED and ns-3 with ``Wait=false`` use
+        "count", which doubles the loop gain.
+    delayed_ack : bool, optional
+        Receivers acknowledge every second packet, so windows grow by half a
+        packet per round trip (Morris' Eq. 5.1 and the ns-3 references); the
+        papers' default is False.
+
+    Returns
+    -------
+    Stability
+        ``.stable``, ``.valid``, ``.sufficient``, ``.phase_margin`` [deg],
+        ``.gain_margin``, ``.crossover`` [rad/s], ``.period`` [s],
+        ``.loop_gain``, and the operating point ``.queue``, ``.loss_rate``,
+        ``.window``, ``.round_trip``.
+
+    Notes
+    -----
+    Operating point (Hollot et al.'s equilibrium of the fluid model, with window growth
+    :math:`1/(bR)`, :math:`b = 2` for delayed ACKs):
+    :math:`W_0 = R_0 C / N`, :math:`R_0 = T_p + q_0/C`,
+    :math:`p_0 = 2 / (b W_0^2)`, :math:`p_0 = r(q_0)` RED's drop fraction.
+    Linearized loop (their small-signal model, the delayed-window term folded in as they
+    do; RED's EWMA a low-pass :math:`K/(s+K)`, :math:`K = -C \ln(1 - w)`):
+
+    .. math:: L(s) = \frac{L_{red}\, b\,(R_0 C)^3 / (2N)^2\; e^{-s R_0}}
+              {(1 + s/K)(1 + s/p_{tcp})(1 + s R_0)}, \qquad
+              p_{tcp} = \frac{2N}{b R_0^2 C}
+
+    with :math:`L_{red} = dr/dq` at :math:`q_0` (:math:`max_p/(max_{th} - min_{th})`
+    for independent drops).  Margins come from the frequency response
+    (:func:`tcpmodels.loop.margins`).  Hollot et al.'s sufficient condition
+    (INFOCOM 2001, Proposition 1), for all :math:`N \ge N^-`, :math:`R_0 \le R^+`:
+
+    .. math:: \frac{L_{red}\, b\,(R^+ C)^3}{(2N^-)^2} \le
+              \sqrt{\frac{\omega_g^2}{K^2} + 1}, \qquad
+              \omega_g = 0.1 \min\left(\frac{2N^-}{b (R^+)^2 C}, \frac{1}{R^+}\right)
+
+    Outside the model's range the answer is withheld (``valid`` False, a
+    ``TCPModelsWarning``): where the equilibrium would need RED's forced drops
+    (average at ``max_th`` without gentle, at ``2 max_th`` with it), and where
+    windows fall below 4 packets and time-outs, which the fluid model lacks,
+    dominate.  One class of flows (one RTT); the linearization neglects the
+    queueing delay's dependence on the queue in the delays, as the papers do.
+
+    References
+    ----------
+    V. Misra, W. Gong, D. Towsley, "Fluid-based analysis of a network of AQM
+    routers supporting TCP flows with an application to RED", SIGCOMM 2000.
+    C. V. Hollot, V. Misra, D. Towsley, W. Gong, "A control theoretic analysis
+    of RED", INFOCOM 2001; "Analysis and design of controllers for AQM
+    routers supporting TCP flows", IEEE TAC 47(6), 2002.
+
+    Examples
+    --------
+    The ns-3 reference's run V3 (10 Mbit/s of 576-byte packets, 200 ms, 10
+    flows, RED 5/217/0.02, weight 0.002) swings; with 30 flows (V4) it settles:
+
+    >>> s = stability([10, 30], 0.2, 2170.1, min_th=5, max_th=217, max_p=0.02, weight=0.002,
+    ...               drop_spacing="count", delayed_ack=True)
+    >>> s.stable
+    array([False,  True])
+    """
+    n = _positive_finite("n_flows", n_flows)
+    r = _positive_finite("rtt", rtt)
+    cap = _positive_finite("capacity", capacity)
+    lo, hi = _thresholds(min_th, max_th)
+    mp = _max_p(max_p)
+    w = _checks.in_range("weight", weight, 0.0, 1.0, low_open=True)
+    spacing = _checks.choice("drop_spacing", drop_spacing, DROP_SPACINGS)
+    acks = 2.0 if delayed_ack else 1.0
+    n, r, cap, lo, hi, mp, w = np.broadcast_arrays(n, r, cap, lo, hi, mp, w)
+    q, loss, win, rtt0, inside = _operating_point(n, r, cap, lo, hi, mp, gentle, spacing, acks)
+    valid = inside & (win >= _MIN_FLUID_WINDOW)
+    _checks.warn_where(~inside, "RED's average would sit at its forced-drop point (max_th, or 2 max_th when "
+                       "gentle): outside the linearized model's range; no stability verdict there")
+    _checks.warn_where(inside & ~valid, "windows below 4 packets at the operating point: time-outs, absent "
+                       "from the fluid model, dominate; no stability verdict there")
+    slope = np.where(q < hi, mp / (hi - lo), (1.0 - mp) / hi)  # d p_b / d avg on the ramp
+    slope = slope * _spaced(drop_probability(q, lo, hi, mp, gentle), spacing)[1]
+    k = -cap * np.log1p(-np.minimum(w, 1.0 - 1e-16))  # EWMA corner: Hollot's K = -ln(1 - w) / delta, delta = 1/C
+    p_tcp = 2.0 * n / (acks * rtt0**2 * cap)
+    gain = slope * acks * (rtt0 * cap) ** 3 / (2.0 * n) ** 2
+    m = loop.margins(gain, rtt0, (k, p_tcp, 1.0 / rtt0))
+    omega_g = 0.1 * np.minimum(p_tcp, 1.0 / rtt0)  # Proposition 1
+    sufficient = gain <= np.sqrt((omega_g / k) ** 2 + 1.0)
+    inputs = (n_flows, rtt, capacity, min_th, max_th, max_p, weight)
+
+    def out(x, fill=np.nan):
+        return _checks.scalar_or_array(np.where(valid, x, fill), *inputs)
+
+    def flag(x):
+        x = np.asarray(x) & valid
+        return bool(x) if np.ndim(out(0.0)) == 0 else x
+
+    return Stability(flag(m.stable), flag(valid), flag(sufficient), out(m.phase_margin), out(m.gain_margin),
+                     out(m.crossover), out(m.period), out(gain), out(q), out(loss), out(win), out(rtt0))
