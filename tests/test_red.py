@@ -42,7 +42,10 @@ def test_p1_hand_checked():
     e = red.equilibrium(100, 500, 0.02, model="P1")
     assert e.loss_rate == pytest.approx(0.0352778, rel=1e-5)
     assert e.queue == pytest.approx(440.97, rel=1e-4)
-    assert e.model == "P1" and not e.saturated and np.isnan(e.timeout_fraction)
+    # Eq. 5.4 needs a round-trip time: without one P1 gives None (was NaN, issue 15), with one a number.
+    assert e.model == "P1" and not e.saturated and e.timeout_fraction is None
+    e = red.equilibrium(100, 217, 0.02, model="P1", rtt=0.01)
+    assert 0 < e.timeout_fraction < 1
 
 
 def test_p1_scaling_laws_fig_5_10():
@@ -134,7 +137,8 @@ def test_equilibrium_broadcasts():
     assert isinstance(red.equilibrium(10, 500, 0.02, rtt=0.01, capacity=CAP).loss_rate, float)
     assert red.equilibrium([10, 20], 500, 0.02, model="P1").queue.shape == (2,)
     d = red.equilibrium(10, 500, 0.02, model="P2", rtt=0.01, capacity=CAP).to_dict()
-    assert set(d) == {"loss_rate", "queue", "window", "timeouts_per_packet", "timeout_fraction", "saturated", "model"}
+    assert set(d) == {"loss_rate", "queue", "window", "timeouts_per_packet", "timeout_fraction", "saturated", "model",
+                      "mark_rate"}
 
 
 def test_equilibrium_bad_input():
