@@ -300,8 +300,11 @@ def _p3_split(s, l_cap, sat, ecn):
     # rest: s = theta + (1 - theta) l_cap.
     if not ecn:
         return s, np.zeros_like(s)
+    s, l_cap = np.asarray(s, dtype=float), np.asarray(l_cap, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        theta = np.where(sat, (s - l_cap) / (1.0 - l_cap), 0.0)
+        # (clamped: below l_cap a saturated queue would drop nothing, so the
+        # residual stays positive there and the root is bracketed above l_cap)
+        theta = np.where(sat, np.maximum((s - l_cap) / (1.0 - l_cap), 0.0), 0.0)
     return theta, (1.0 - theta) * np.minimum(s, l_cap)
 
 
@@ -363,9 +366,7 @@ def _p1(n, max_th, max_p, rtt, rto):
 _NO_EQUILIBRIUM = "no equilibrium with loss_rate <= 1: too many flows for this max_th and max_p"
 
 
-def _p3_inputs(model, gentle, ecn, min_th, max_th, limit, sender):
-    if model != "P3" and (gentle or ecn):
-        raise ValueError(f"gentle and ecn need model='P3', got model={model!r}")
+def _p3_inputs(min_th, max_th, limit, sender):
     lo_th, hi = _thresholds(min_th, max_th)
     cap_q = np.inf if limit is None else _checks.positive("limit", limit)
     ok = cap_q >= hi
@@ -475,6 +476,8 @@ def equilibrium(n_flows, max_th, max_p, *, model="P3", rtt=None, capacity=None, 
     (0.0, 0.0245, 0.0)
     """
     model = _checks.choice("model", model, MODELS)
+    if model != "P3" and (gentle or ecn):
+        raise ValueError(f"gentle and ecn need model='P3', got model={model!r}")
     n = _checks.positive("n_flows", n_flows)
     mp = _max_p(max_p)
     timeout = _checks.positive("rto", rto)
@@ -495,7 +498,7 @@ def equilibrium(n_flows, max_th, max_p, *, model="P3", rtt=None, capacity=None, 
             l, q, w, o, frac, sat = solve.in_chunks(_p2_solve, (n, hi, mp, r, cap, timeout))
             marks = np.zeros_like(l)
         else:
-            lo_th, hi, cap_q, spacing = _p3_inputs(model, gentle, ecn, min_th, max_th, limit, sender)
+            lo_th, hi, cap_q, spacing = _p3_inputs(min_th, max_th, limit, sender)
             inputs += (min_th, limit)
             p3 = functools.partial(_p3_solve, gentle=bool(gentle), ecn=bool(ecn))
             l, q, w, o, frac, sat, marks = solve.in_chunks(p3, (n, lo_th, hi, mp, r, cap, timeout, spacing, cap_q))
