@@ -39,8 +39,8 @@ earlier and hold half a packet less each.
        counting loss *events*: the losses of one overflow are one event.
 
     Against the ns-3 drop-tail reference (500 packets, 10 ms, NewReno) P3 is
-    within 21 % on loss (19 of 20 flows: -21 %) and 6 % on queue over
-    20-200 flows, where Eq. 5.6 is 34-43 % low at 10-40 flows
+    within 16 % on loss at 40-200 flows and 21 % low at 20, and within 6 % on
+    queue, where Eq. 5.6 is 34-43 % low at 20-40 flows
     (``tests/test_droptail.py`` records every row).
 """
 

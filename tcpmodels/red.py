@@ -33,6 +33,12 @@ flight fill the queue RED's drop rate implies plus the packets on the wire":
     queue over 10-300 flows, max_p 0.005-0.08 and max_th 100-2000, where P2 is
     off by up to 76 % on loss and 55 % on queue, and P1 by up to 56 % and 169 %
     (``tests/test_red_reference.py`` records every row).
+
+    Gentle RED (``gentle=True``) and ECN (``ecn=True``) are P3 on another
+    curve or another signal: the gentle ramp above ``max_th``; marks that
+    halve windows as losses do but start no time-out.  Against
+    ``ns3_more_10ms.csv`` both are within 17 % on drops plus marks and 16 % on
+    queue.
 """
 
 import dataclasses
