@@ -262,3 +262,18 @@ def test_equilibrium_warnings():
         droptail.equilibrium(2000, 100, rtt=0.01, capacity=CAP, model="P2")
     with pytest.warns(TCPModelsWarning, match="empties"):
         droptail.equilibrium(10, 20, rtt=0.2, capacity=CAP)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.floats(1, 1000), st.floats(20, 5000), st.floats(0.002, 0.3)), min_size=1, max_size=6),
+       st.sampled_from(["P1", "P2", "P3"]))
+def test_equilibrium_broadcasts_elementwise(points, model):
+    # An array of points gives, element by element, what each point gives alone.
+    n, b, rtt = (np.array(x) for x in zip(*points, strict=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TCPModelsWarning)
+        e = droptail.equilibrium(n, b, rtt=rtt, capacity=CAP, model=model)
+        for i in range(len(points)):
+            one = droptail.equilibrium(n[i], b[i], rtt=rtt[i], capacity=CAP, model=model)
+            assert e.loss_rate[i] == pytest.approx(one.loss_rate, rel=1e-12)
+            assert e.queue[i] == pytest.approx(one.queue, rel=1e-12)
