@@ -240,13 +240,13 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
     Parameters
     ----------
     n_flows : float or array_like
-        Long-lived TCP flows, >= 1 [flows].
+        Long-lived TCP flows, >= 1, finite [flows].
     buffer : float or array_like
-        Router buffer, > 0 [packets].
+        Router buffer, > 0, finite [packets].
     rtt : float or array_like
-        Round-trip propagation time [s].
+        Round-trip propagation time, > 0, finite [s].
     capacity : float or array_like
-        Bottleneck rate [packets/s].
+        Bottleneck rate, > 0, finite [packets/s].
     model : {"P3", "P2", "P1"}, optional
         ``"P1"``: Eq. 5.6/5.7.  ``"P2"``: with the wire (Eq. 8.1) and
         time-outs (Eq. 5.5).  ``"P3"`` (default): this library's derived
@@ -297,11 +297,10 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
     (0.00566, 458.1, 1.271)
     """
     model = _checks.choice("model", model, MODELS)
-    n = _checks.in_range("n_flows", n_flows, 1.0, np.inf)
-    b = _checks.positive("buffer", buffer)
-    r = _checks.positive("rtt", rtt)
-    cap = _checks.positive("capacity", capacity)
-    t = _checks.positive("rto", rto)
+    # Finite values only: an infinite buffer, round trip or rate has no equilibrium to report.
+    n = _checks.in_range("n_flows", n_flows, 1.0, np.inf, high_open=True)
+    b, r, cap, t = (_checks.in_range(name, value, 0.0, np.inf, low_open=True, high_open=True)
+                    for name, value in (("buffer", buffer), ("rtt", rtt), ("capacity", capacity), ("rto", rto)))
     held = _policy(policy)
     inputs = (n_flows, buffer, rtt, capacity, rto)
     wire = cap * r

@@ -390,7 +390,7 @@ def equilibrium(n_flows, max_th, max_p, *, model="P3", rtt=None, capacity=None, 
     Parameters
     ----------
     n_flows : float or array_like
-        Long-lived TCP flows, > 0 [flows].
+        Long-lived TCP flows, >= 1, finite [flows].
     max_th : float or array_like
         RED's upper threshold [packets].
     max_p : float or array_like
@@ -484,7 +484,7 @@ def equilibrium(n_flows, max_th, max_p, *, model="P3", rtt=None, capacity=None, 
     model = _checks.choice("model", model, MODELS)
     if model != "P3" and (gentle or ecn):
         raise ValueError(f"gentle and ecn need model='P3', got model={model!r}")
-    n = _checks.positive("n_flows", n_flows)
+    n = _checks.in_range("n_flows", n_flows, 1.0, np.inf, high_open=True)
     mp = _max_p(max_p)
     timeout = _checks.positive("rto", rto)
     inputs = (n_flows, max_th, max_p, rto, rtt, capacity)

@@ -248,7 +248,8 @@ def test_equilibrium_bad_input():
     for bad, match in [({"n_flows": 0.5}, "n_flows"), ({"buffer": 0}, "buffer"), ({"buffer": -5}, "buffer"),
                        ({"rtt": 0}, "rtt"), ({"capacity": -1}, "capacity"), ({"rtt": np.nan}, "rtt"),
                        ({"model": "P9"}, "model"), ({"policy": "red"}, "policy"), ({"sender": "cubic"}, "sender"),
-                       ({"rto": 0}, "rto")]:
+                       ({"rto": 0}, "rto"), ({"buffer": np.inf}, "buffer"), ({"n_flows": np.inf}, "n_flows"),
+                       ({"capacity": [2170, np.inf]}, "capacity")]:
         args = {"n_flows": 10, "buffer": 500, **kw, **bad}
         with pytest.raises(ValueError, match=match):
             droptail.equilibrium(args.pop("n_flows"), args.pop("buffer"), **args)

@@ -150,6 +150,8 @@ def test_equilibrium_bad_input():
         red.equilibrium(10, 500, 0.02, model="P2")
     with pytest.raises(ValueError, match="n_flows"):
         red.equilibrium(0, 500, 0.02, model="P1")
+    with pytest.raises(ValueError, match="n_flows"):  # fewer than one flow (issue 16)
+        red.equilibrium(0.5, 500, 0.02, rtt=0.01, capacity=CAP)
     with pytest.raises(ValueError, match="max_p"):
         red.equilibrium(10, 500, 1.5, rtt=0.01, capacity=CAP)
     with pytest.raises(ValueError, match="max_th must be > min_th"):
