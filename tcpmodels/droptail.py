@@ -259,12 +259,16 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
         time-outs (Eq. 5.5).  ``"P3"`` (default): this library's derived
         extension (module docstring), the most accurate.
     policy : {"droptail", "random-drop"}, optional
-        Which end of the queue loses packets.
+        Which end of the queue loses packets.  Random drop in P3 is the same
+        overflow cycle with Eq. 5.7's 1.5 packets held below Eq. 5.1 (no
+        packet-level reference checks it).
     rto : float or array_like, optional
         Length of one retransmission time-out [s] (the thesis: 1 s).
     sender : {"newreno", "reno", "tahoe"}, optional
         Sender whose time-out spacing P3 uses; P1 and P2 are the thesis'
-        Tahoe analysis.
+        Tahoe analysis.  P3 counts an overflow's losses as one event, as
+        NewReno and SACK repair them; Tahoe's go-back-N repair does too, RFC
+        2001 Tahoe times out on the second loss (under-counted).
 
     Returns
     -------
