@@ -77,7 +77,8 @@ GROWTH = 0.5
 
 # A flow is hit in proportion to its rate: over a window sawtooth uniform on
 # [W/2, W] that weights it at E[w^2]/E[w] = 7/9 W = 28/27 of its mean window,
-# and it gives up half of that: 14/27 of its mean window.
+# and it gives up half of that: 14/27 of its mean window
+# (:func:`tcpmodels.symbolic.droptail_overflow_constants` derives it and k).
 _HALVING_SHARE = 14.0 / 27.0
 
 
