@@ -28,18 +28,20 @@ earlier and hold half a packet less each.
        losing ``k = g / f`` = 1.27 packets, and halves once (NewReno and SACK
        repair an overflow's losses together).  Windows follow Eq. 5.2 at the
        loss-*event* rate ``l / k``;
-    3. the queue sits near, not at, the buffer: the hit flows' halvings drop
-       the total window by ``Delta = f (14/27) (queue + wire)`` (a flow is hit
-       in proportion to its rate, so at 7/9 of its peak window, 28/27 of the
-       mean), the queue falls by ``Delta`` over one round trip and refills at
-       ``g n`` packets per round trip; its time average is
-       ``buffer - Delta/2 (1 + t)/(2 + t)``, ``t = Delta / (g n)``;
+    3. the queue sits near, not at, the buffer: the hit flows' halvings take
+       ``f (14/27) (queue + wire)`` packets out (a flow is hit in proportion
+       to its rate, so at 7/9 of its peak window, 28/27 of the mean) over one
+       round trip in which the other flows grow by ``(1 - f) g n``; the queue
+       dips by the difference ``y`` and refills at ``g n`` packets per round
+       trip; its time average is ``buffer - y/2 (1 + t)/(2 + t)``,
+       ``t = y / (g n)`` (no dip, a full queue, where growth outpaces the
+       halvings);
     4. time-outs as in RED's P3, at the round-trip time the queue produces
        and with the sender's spacing (:data:`tcpmodels.tcp.TIMEOUT_SPACING`),
        counting loss *events*: the losses of one overflow are one event.
 
     Against the ns-3 drop-tail reference (500 packets, 10 ms, NewReno) P3 is
-    within 16 % on loss at 40-200 flows and 21 % low at 20, and within 6 % on
+    within 12 % on loss at 40-200 flows and 21 % low at 20, and within 3 % on
     queue, where Eq. 5.6 is 34-43 % low at 20-40 flows
     (``tests/test_droptail.py`` records every row).  Against
     :mod:`tcpmodels.sim` (4.5 ms step) on 100-200 ms links, 10 and 20 Mbit/s,
@@ -220,16 +222,21 @@ def _residual(l, *args):
 
 def _p3_queue(n, buffer, wire):
     # Time-average queue of the overflow cycle (module docstring, step 3), in
-    # closed form: with u = queue + wire, Delta = a u and t = c u,
-    # buffer + wire - u = (a u / 2)(1 + c u)/(2 + c u), a quadratic in u.
-    a = -np.expm1(-GROWTH) * _HALVING_SHARE  # Delta / u: hit fraction times the share each gives up
-    c = a / (GROWTH * n)
-    total = buffer + wire
-    a2, a1, a0 = c * (1.0 + a / 2.0), c * total - 2.0 - a / 2.0, 2.0 * total
-    root = np.sqrt(a1**2 + 4.0 * a2 * a0)
+    # closed form.  With u = queue + wire the hit flows give up a u (a = hit
+    # fraction times the share each gives up) while the others grow by
+    # b = (1 - f) g n, so the queue dips by y = a u - b and refills in
+    # t = y / (g n) round trips: buffer + wire - u = (y / 2)(1 + t)/(2 + t),
+    # a quadratic in y.  Where y would be <= 0 the growth outpaces the
+    # halvings and the queue stays at the buffer.
+    hit = -np.expm1(-GROWTH)
+    a, b, c = hit * _HALVING_SHARE, (1.0 - hit) * GROWTH * n, 1.0 / (GROWTH * n)
+    full = a * (buffer + wire)
+    a2, a1, a0 = c * (1.0 + a / 2.0), c * (full - b) - 2.0 - a / 2.0, 2.0 * (full - b)
+    root = np.sqrt(a1**2 + 4.0 * a2 * np.maximum(a0, 0.0))
     with np.errstate(divide="ignore", invalid="ignore"):  # each form is used where it does not cancel
-        u = np.where(a1 > 0, (a1 + root) / (2.0 * a2), 2.0 * a0 / (root - a1))
-    return u - wire, a * u
+        y = np.where(a1 > 0, (a1 + root) / (2.0 * a2), 2.0 * a0 / (root - a1))
+    dip = np.where(a0 > 0, y, 0.0)
+    return np.where(a0 > 0, (dip + b) / a - wire, buffer), dip
 
 
 def _solve_point(n, storage, rtt, rto, spacing, per_event, held, queue_delay):
@@ -306,7 +313,7 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
     (0.00417, 500.0)
     >>> e = equilibrium(40, 500, rtt=0.01, capacity=2170)
     >>> round(e.loss_rate, 5), round(e.queue, 1), round(e.losses_per_event, 3)   # ns-3: 0.00629, 464.1
-    (0.00566, 458.1, 1.271)
+    (0.00555, 463.4, 1.271)
     """
     model = _checks.choice("model", model, MODELS)
     # Finite values only: an infinite buffer, round trip or rate has no equilibrium to report.

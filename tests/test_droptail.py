@@ -114,10 +114,15 @@ def test_p3_balance_and_its_parts():
     x = e.window * e.timeouts_per_packet
     np.testing.assert_allclose(e.timeout_fraction, x / (x + 0.01 + e.queue / CAP), rtol=1e-12)
     np.testing.assert_allclose(n * (1 - e.timeout_fraction) * e.window, e.queue + CAP * 0.01, rtol=1e-9)
-    # the cycle's queue: Delta = f 14/27 (q + wire), t = Delta / (n/2), q = B - Delta/2 (1 + t)/(2 + t)
-    delta = (1 - np.exp(-0.5)) * 14 / 27 * (e.queue + CAP * 0.01)
-    t = delta / (0.5 * n)
-    np.testing.assert_allclose(e.queue, 500 - delta / 2 * (1 + t) / (2 + t), rtol=1e-9)
+    # the cycle's queue: the hit flows give up f 14/27 (q + wire), the others grow (1 - f) n/2 meanwhile,
+    # the dip y refills in t = y / (n/2) round trips, q = B - y/2 (1 + t)/(2 + t)
+    f = 1 - np.exp(-0.5)
+    dip = f * 14 / 27 * (e.queue + CAP * 0.01) - (1 - f) * 0.5 * n
+    t = dip / (0.5 * n)
+    assert np.all(dip > 0)
+    np.testing.assert_allclose(e.queue, 500 - dip / 2 * (1 + t) / (2 + t), rtol=1e-9)
+    # where the others' growth outpaces the halvings there is no dip: the queue stays at the buffer
+    assert droptail.equilibrium(2000, 500, rtt=0.01, capacity=CAP).queue == 500
 
 
 @pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")
@@ -143,8 +148,8 @@ def test_p3_is_eq_5_6_at_the_event_rate_without_wire_and_time_outs():
 @pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")
 def test_p3_against_the_packet_level_reference():
     # Issue 16: within 20 % on loss on every row with loss above 0.1 % and within 10 % on queue.
-    # Measured (N = 20 ... 200): loss -21 -10 -2 +2 +9 +16 +12 %, queue -0.9 -1.3 -0.7 -0.9 -2.6 -5.8
-    # -5.9 %.  The 20-flow row misses the loss goal by a point: nothing in P3 is fitted to close it.
+    # Measured (N = 20 ... 200): loss -21 -12 -5 -1 +5 +11 +7 %, queue -0.3 -0.1 +1.0 +1.3 -0.1 -2.5
+    # -1.8 %.  The 20-flow row misses the loss goal by 1.4 points: nothing in P3 is fitted to close it.
     # Eq. 5.6 (P1) on the same rows: -43 -34 -26 -21 -14 -3 -1 %, queue (= buffer) up to +8.8 %.
     ref = reference("droptail500")
     e = droptail.equilibrium(ref["flows"], ref["limit"], rtt=0.01, capacity=CAP)
@@ -153,7 +158,8 @@ def test_p3_against_the_packet_level_reference():
     queue_err = e.queue / ref["avg_queue"] - 1
     assert np.abs(loss_err[lossy]).max() < 0.22, loss_err
     assert np.sum(np.abs(loss_err[lossy]) < 0.2) == lossy.sum() - 1
-    assert np.abs(queue_err).max() < 0.07, queue_err
+    assert np.abs(queue_err[lossy]).max() < 0.03, queue_err
+    assert np.abs(queue_err).max() < 0.07, queue_err  # 5 flows: -6 %, windows near the 64 KB cap
     p1 = droptail.equilibrium(ref["flows"], ref["limit"], rtt=0.01, capacity=CAP, model="P1")
     p1_err = np.abs(p1.loss_rate / ref["drop_rate"] - 1)
     assert np.all(np.abs(loss_err[lossy]) <= p1_err[lossy] + 0.15)  # P3 never much worse than Eq. 5.6
@@ -168,8 +174,8 @@ def test_time_outs_against_the_reference():
     # of time-outs per flow-second times a duration; the reference's own columns give its
     # duration, timeout_fraction / (timeouts_per_packet * C / n), 0.64 and 0.75 s on these rows, so
     # the two fractions compare to within that factor on top of the rate's error.
-    # Measured P3 / reference, rows above 1e-3: per packet (N = 150, 200) 1.13, 0.94;
-    # fraction (N = 40 ... 200) 3.1 3.4 3.3 3.4 1.8 1.3.  P1 (Tahoe's 13, propagation rtt):
+    # Measured P3 / reference, rows above 1e-3: per packet (N = 150, 200) 1.04, 0.86;
+    # fraction (N = 40 ... 200) 2.9 3.2 3.1 3.2 1.6 1.15.  P1 (Tahoe's 13, propagation rtt):
     # per packet 4.5, 3.8; fraction 206, 165, 114, 86, 25, 12.
     ref = reference("droptail500")
     n = ref["flows"]
