@@ -44,10 +44,12 @@ earlier and hold half a packet less each.
     within 12 % on loss at 40-200 flows and 21 % low at 20, and within 3 % on
     queue, where Eq. 5.6 is 34-43 % low at 20-40 flows
     (``tests/test_droptail.py`` records every row).  Against
-    :mod:`tcpmodels.sim` (4.5 ms step) on 100-200 ms links, 10 and 20 Mbit/s,
-    buffers of 250-1000 packets and 20-200 flows, P3 is within 8 % on queue
-    and -42 % to +44 % on loss, where Eq. 5.6 is -5 % to +173 %.  Its known
-    gap is at few flows, under by 13-42 %: there ns-3 and the simulator keep
+    :mod:`tcpmodels.sim` (4.5 ms step, 29 runs: 100-200 ms links, 10 and
+    20 Mbit/s, buffers of 100-1000 packets, 20-200 flows), P3 is within 13 %
+    on queue (7 % with buffers of 250 and more) and -47 % to +48 % on loss;
+    on the 20 runs with 250-1000 packets Eq. 5.6 is -5 % to +173 % where P3
+    is -42 % to +38 %.  Its known gap is at few flows, under by 14-47 %:
+    there ns-3 and the simulator keep
     windows 12-14 % above Eq. 5.1 at their loss-event rate, which random
     per-overflow hits (a flow is not hit at every overflow) would explain and
     P3 does not model.
