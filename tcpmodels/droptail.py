@@ -60,7 +60,6 @@ import dataclasses
 import numpy as np
 
 from . import _checks, solve, tcp
-from ._results import Result
 
 __all__ = ["POLICIES", "LOSS_CONSTANT", "MODELS", "GROWTH", "Equilibrium", "loss_rate", "queue", "equilibrium"]
 
@@ -87,22 +86,13 @@ _HALVING_SHARE = 14.0 / 27.0
 
 
 @dataclasses.dataclass(frozen=True)
-class Equilibrium(Result):
+class Equilibrium(tcp.OperatingPoint):
     """Predicted drop-tail (or random-drop) operating point.
 
     Attributes
     ----------
-    loss_rate : float or ndarray
-        Fraction of arriving packets dropped [-].
-    queue : float or ndarray
-        Time-average queue [packets].
-    window : float or ndarray
-        Average window of a sending flow, as the model counts it [packets].
-    timeouts_per_packet : float or ndarray
-        Retransmission time-outs per packet sent [-].
-    timeout_fraction : float or ndarray
-        Fraction of time a flow spends in time-out, Eq. 5.4 (one ``rto`` per
-        time-out) [-].
+    loss_rate, queue, window, timeouts_per_packet, timeout_fraction
+        As :class:`tcpmodels.tcp.OperatingPoint` (``queue`` is the time average).
     losses_per_event : float or ndarray
         Packets a flow loses in one overflow before it halves [packets]
         (1 for P1 and P2).
@@ -110,11 +100,6 @@ class Equilibrium(Result):
         ``"P1"``, ``"P2"`` or ``"P3"``.
     """
 
-    loss_rate: object
-    queue: object
-    window: object
-    timeouts_per_packet: object
-    timeout_fraction: object
     losses_per_event: object
     model: str
 

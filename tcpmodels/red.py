@@ -82,22 +82,14 @@ _MAX_SIZING_LOSS = 0.03
 
 
 @dataclasses.dataclass(frozen=True)
-class Equilibrium(Result):
+class Equilibrium(tcp.OperatingPoint):
     """Predicted RED operating point.
 
     Attributes
     ----------
-    loss_rate : float or ndarray
-        Fraction of arriving packets dropped [-].
-    queue : float or ndarray
-        Average queue [packets].
-    window : float or ndarray
-        Average window of a sending flow, as the model counts it [packets].
-    timeouts_per_packet : float or ndarray
-        Retransmission time-outs per packet sent [-].
-    timeout_fraction : float or ndarray or None
-        Fraction of time a flow spends in time-out, Eq. 5.4: one ``rto`` of
-        idling per time-out [-] (None for P1 without `rtt`).
+    loss_rate, queue, window, timeouts_per_packet, timeout_fraction
+        As :class:`tcpmodels.tcp.OperatingPoint`; ``timeout_fraction`` is None
+        for P1 without `rtt`, and with ECN ``loss_rate`` counts drops only.
     saturated : bool or ndarray
         True where the queue reaches ``max_th`` (RED drops every arrival there):
         P3 pins the queue at ``max_th``; P1 and P2 predict beyond it.
@@ -107,11 +99,6 @@ class Equilibrium(Result):
         Fraction of arriving packets ECN-marked [-] (0 without ECN).
     """
 
-    loss_rate: object
-    queue: object
-    window: object
-    timeouts_per_packet: object
-    timeout_fraction: object
     saturated: object
     model: str
     mark_rate: object = 0.0
