@@ -12,7 +12,7 @@ bracket (1.4 s, of which 0.3 s residual); narrowing first is cheaper.
 
 import numpy as np
 
-__all__ = ["RTOL", "NARROW_PASSES", "ConvergenceError", "positive_root"]
+__all__ = ["RTOL", "NARROW_PASSES", "CHUNK", "ConvergenceError", "positive_root", "root_below", "in_chunks"]
 
 #: Relative tolerance on every solved quantity: far below the 3-significant-
 #: figure precision of the published constants, so solver error never shows.
@@ -20,6 +20,13 @@ RTOL = 1e-12
 
 #: Illinois passes in log(x) that narrow every bracket before Chandrupatla.
 NARROW_PASSES = 10
+
+
+#: Points solved at once.  scipy's find_root keeps some tens of arrays per
+#: point: 1e7 RED equilibria in one piece peaked at 4.5 GB resident; in
+#: chunks of this size the working memory stays bounded (a few tens of MB) and
+#: the time per point is unchanged (``benchmarks/bench_solve.py``).
+CHUNK = 2**17
 
 
 class ConvergenceError(RuntimeError):
@@ -91,3 +98,93 @@ def positive_root(f, lower, upper, args=(), rtol=RTOL, f_lower=None, f_upper=Non
             f"(first at flat index {bad[0]}, status {np.asarray(res.status).ravel()[bad[0]]})"
         )
     return res.x
+
+
+def _lower_bracket(f, upper, args, steps=60):
+    """Walk down from `upper` by factors of 16 until ``f > 0`` everywhere; return the ends and f there."""
+    lo = np.array(upper / 4.0, dtype=float)
+    for _ in range(steps):
+        f_lo = f(lo, *args)
+        bad = ~(f_lo > 0)
+        if not bad.any():
+            return lo, f_lo
+        lo = np.where(bad, lo / 16.0, lo)
+    raise ConvergenceError("could not bracket the root from below")
+
+
+def root_below(f, upper, args=(), no_root="f(upper) > 0: no root below upper"):
+    """Roots of a residual that falls through zero below `upper`, elementwise.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(x, *args) -> ndarray``, positive for small ``x`` and ``<= 0`` at `upper`.
+    upper : array_like
+        Upper bracket end, > 0 [unit of x].
+    args : tuple of array_like, optional
+        Arrays broadcastable with `upper`, passed to `f`.
+    no_root : str, optional
+        Message of the error raised where ``f(upper) > 0``.
+
+    Returns
+    -------
+    ndarray
+        Roots, shaped as `upper` and `args` broadcast together.
+
+    Raises
+    ------
+    ConvergenceError
+        With `no_root` where ``f(upper) > 0``, or if no lower bracket end is
+        found within 60 steps of a factor 16 (a factor 1e-72 below `upper`).
+
+    Examples
+    --------
+    >>> root_below(lambda x, a: a - x, 10.0, args=([1e-9, 2.0],))
+    array([1.e-09, 2.e+00])
+    """
+    upper, *args = np.broadcast_arrays(upper, *args)
+    f_up = f(upper, *args)
+    if np.any(f_up > 0):
+        raise ConvergenceError(no_root)
+    lower, f_lo = _lower_bracket(f, upper, args)
+    return positive_root(f, lower, upper, args=tuple(args), f_lower=f_lo, f_upper=f_up)
+
+
+def in_chunks(func, arrays, size=CHUNK):
+    """Apply `func` to consecutive pieces of `arrays` broadcast together, so working memory stays bounded.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(*pieces) -> tuple of ndarray``, each output as long as the
+        1-d pieces it was given.
+    arrays : sequence of array_like
+        Inputs, broadcast together; no broadcast copy is made.
+    size : int, optional
+        Points per piece.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``func``'s outputs, each shaped as the broadcast inputs.
+
+    Examples
+    --------
+    >>> in_chunks(lambda a, b: (a + b, a * b), ([[1.0], [2.0]], [10.0, 20.0]), size=3)[1]
+    array([[10., 20.],
+           [20., 40.]])
+    """
+    arrays = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in arrays))
+    shape = arrays[0].shape
+    total = arrays[0].size
+    if total <= size:
+        return tuple(np.reshape(out, shape) for out in func(*(a.reshape(-1) for a in arrays)))
+    outputs = None
+    for start in range(0, total, size):
+        index = np.unravel_index(np.arange(start, min(start + size, total)), shape)
+        pieces = func(*(a[index] for a in arrays))
+        if outputs is None:
+            outputs = [np.empty(total, dtype=np.asarray(p).dtype) for p in pieces]
+        for out, piece in zip(outputs, pieces, strict=True):
+            out[start:start + size] = piece
+    return tuple(out.reshape(shape) for out in outputs)

@@ -12,6 +12,7 @@ __all__ = [
     "l", "w", "n", "q", "r", "o", "t_rto", "s", "max_th", "max_p", "f", "c", "v", "bdp", "ppf",
     "window_constant",
     "droptail_constant",
+    "droptail_overflow_constants",
     "red_p1_constants",
     "max_p_rule_constant",
     "sizing_max_p_factor",
@@ -54,6 +55,39 @@ def droptail_constant():
     """
     sol = sp.solve(sp.Eq(q, n * (sp.Float("0.87") / sp.sqrt(l) - 1)), l)[0]
     return sp.simplify(sol * (n + q) ** 2 / n**2)
+
+
+def droptail_overflow_constants(growth=None):
+    r"""Drop-tail P3's two overflow numbers: losses per hit flow and the share of its window a hit flow gives up.
+
+    Parameters
+    ----------
+    growth : sympy expression, optional
+        Window growth per round trip, the drops per flow in one overflow
+        [packets]; default 1/2 (delayed ACKs, Eq. 5.1's assumption).
+
+    Returns
+    -------
+    tuple of sympy expressions
+        ``(k, share)``: with :math:`g` drops per flow spread at random
+        (Poisson), a flow is hit with probability :math:`1 - e^{-g}` and then
+        loses :math:`k = g / (1 - e^{-g})` packets; a hit, in proportion to
+        the rate, finds a window sawtooth uniform on :math:`[W/2, W]` at
+        :math:`E[w^2]/E[w]`, and the halving gives up half of it:
+        ``share`` times the mean window.
+
+    Examples
+    --------
+    >>> k, share = droptail_overflow_constants()
+    >>> share, round(float(k), 4)
+    (14/27, 1.2707)
+    """
+    g = sp.Rational(1, 2) if growth is None else growth
+    k = g / (1 - sp.exp(-g))
+    w_max = sp.Symbol("w_max", positive=True)
+    mean = sp.integrate(w, (w, w_max / 2, w_max)) / (w_max / 2)
+    at_hit = sp.integrate(w**2, (w, w_max / 2, w_max)) / sp.integrate(w, (w, w_max / 2, w_max))
+    return k, sp.simplify(at_hit / 2 / mean)
 
 
 def red_p1_constants():

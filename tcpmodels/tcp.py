@@ -8,11 +8,15 @@ warn where the thesis says the law is unreliable, and call the same kernels,
 so each law is written once.
 """
 
+import dataclasses
+
 import numpy as np
 
 from . import _checks
+from ._results import Result
 
 __all__ = [
+    "OperatingPoint",
     "WINDOW_CONSTANT",
     "TIMEOUT_SPACING",
     "MATHIS_C",
@@ -46,6 +50,34 @@ MATHIS_C = np.sqrt(3.0 / 4.0)
 # sizes greater than four" (section 5.1.2).
 _MAX_RELIABLE_LOSS = 0.1
 _MIN_RELIABLE_WINDOW = 4.0
+
+
+@dataclasses.dataclass(frozen=True)
+class OperatingPoint(Result):
+    """What flows through one bottleneck settle to: the fields every equilibrium model returns.
+
+    Attributes
+    ----------
+    loss_rate : float or ndarray
+        Fraction of arriving packets dropped [-].
+    queue : float or ndarray
+        Average queue [packets].
+    window : float or ndarray
+        Average window of a sending flow, as the model counts it [packets].
+    timeouts_per_packet : float or ndarray
+        Retransmission time-outs per packet sent (the packet-level
+        references' column of that name) [-].
+    timeout_fraction : float or ndarray or None
+        Fraction of time a flow spends in time-out, Eq. 5.4: one ``rto`` of
+        idling per time-out [-].  Not the references' ``timeout_fraction``,
+        which counts the time from each RTO until recovery completes.
+    """
+
+    loss_rate: object
+    queue: object
+    window: object
+    timeouts_per_packet: object
+    timeout_fraction: object
 
 
 def _window(loss_rate):

@@ -1,5 +1,7 @@
 """RED: the drop curve, Eq. 5.8/5.10, the P1/P2/P3 equilibria and the section 5.3.4 sizing rules."""
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -42,7 +44,10 @@ def test_p1_hand_checked():
     e = red.equilibrium(100, 500, 0.02, model="P1")
     assert e.loss_rate == pytest.approx(0.0352778, rel=1e-5)
     assert e.queue == pytest.approx(440.97, rel=1e-4)
-    assert e.model == "P1" and not e.saturated and np.isnan(e.timeout_fraction)
+    # Eq. 5.4 needs a round-trip time: without one P1 gives None (was NaN, issue 15), with one a number.
+    assert e.model == "P1" and not e.saturated and e.timeout_fraction is None
+    e = red.equilibrium(100, 217, 0.02, model="P1", rtt=0.01)
+    assert 0 < e.timeout_fraction < 1
 
 
 def test_p1_scaling_laws_fig_5_10():
@@ -134,7 +139,8 @@ def test_equilibrium_broadcasts():
     assert isinstance(red.equilibrium(10, 500, 0.02, rtt=0.01, capacity=CAP).loss_rate, float)
     assert red.equilibrium([10, 20], 500, 0.02, model="P1").queue.shape == (2,)
     d = red.equilibrium(10, 500, 0.02, model="P2", rtt=0.01, capacity=CAP).to_dict()
-    assert set(d) == {"loss_rate", "queue", "window", "timeouts_per_packet", "timeout_fraction", "saturated", "model"}
+    assert set(d) == {"loss_rate", "queue", "window", "timeouts_per_packet", "timeout_fraction", "saturated", "model",
+                      "mark_rate"}
 
 
 def test_equilibrium_bad_input():
@@ -144,6 +150,8 @@ def test_equilibrium_bad_input():
         red.equilibrium(10, 500, 0.02, model="P2")
     with pytest.raises(ValueError, match="n_flows"):
         red.equilibrium(0, 500, 0.02, model="P1")
+    with pytest.raises(ValueError, match="n_flows"):  # fewer than one flow (issue 16)
+        red.equilibrium(0.5, 500, 0.02, rtt=0.01, capacity=CAP)
     with pytest.raises(ValueError, match="max_p"):
         red.equilibrium(10, 500, 1.5, rtt=0.01, capacity=CAP)
     with pytest.raises(ValueError, match="max_th must be > min_th"):
@@ -199,3 +207,111 @@ def test_max_p_for_buffer():
         red.max_p_for_buffer(300, 100)
     with pytest.raises(ValueError, match="max_th"):
         red.max_p_for_buffer(300, 0)
+
+
+# ------------------------------------------------------------ gentle RED and ECN
+
+def test_gentle_is_plain_p3_below_max_th():
+    # Below max_th the gentle curve is RED's: the same equilibrium where P3 does not saturate.
+    plain = red.equilibrium([10, 100], 500, 0.02, rtt=0.01, capacity=CAP)
+    gentle = red.equilibrium([10, 100], 500, 0.02, rtt=0.01, capacity=CAP, gentle=True)
+    assert not plain.saturated.any()
+    np.testing.assert_allclose(gentle.loss_rate, plain.loss_rate, rtol=1e-9)
+    np.testing.assert_allclose(gentle.queue, plain.queue, rtol=1e-9)
+
+
+def test_gentle_goes_beyond_max_th_on_its_ramp():
+    # 300 flows saturate plain RED (queue pinned at max_th); gentle RED's queue passes max_th on the
+    # ramp s = 2 p_b, p_b = max_p + (1 - max_p)(q - max_th)/max_th (Floyd's gentle curve).
+    plain = red.equilibrium(300, 500, 0.02, rtt=0.01, capacity=CAP)
+    e = red.equilibrium(300, 500, 0.02, rtt=0.01, capacity=CAP, gentle=True)
+    assert plain.saturated and plain.queue == 500
+    assert e.queue > 500 and not e.saturated
+    p_b = red.drop_probability(e.queue, 5, 500, 0.02, gentle=True)
+    assert e.loss_rate == pytest.approx(2 * p_b, rel=1e-9)
+    assert e.loss_rate < plain.loss_rate  # the longer queue holds packets the plain cap drops
+    # a hard limit below the ramp's end caps it: the queue is pinned there, like P3 at max_th
+    capped = red.equilibrium(300, 500, 0.02, rtt=0.01, capacity=CAP, gentle=True, limit=510)
+    assert capped.saturated and capped.queue == 510
+    assert plain.loss_rate > capped.loss_rate > e.loss_rate
+    held = 300 * (1 - capped.timeout_fraction) * capped.window
+    assert held == pytest.approx(capped.queue + CAP * 0.01, rel=1e-9)
+
+
+def test_ecn_marks_without_loss_or_time_out_below_max_th():
+    plain = red.equilibrium([20, 70], 500, 0.02, rtt=0.01, capacity=CAP)
+    e = red.equilibrium([20, 70], 500, 0.02, rtt=0.01, capacity=CAP, ecn=True)
+    np.testing.assert_array_equal(e.loss_rate, 0.0)
+    np.testing.assert_array_equal(e.timeouts_per_packet, 0.0)
+    np.testing.assert_array_equal(e.timeout_fraction, 0.0)
+    # marks sit on RED's curve and halve windows as losses do; without time-outs every flow keeps
+    # sending, so the queue and the signal are above plain RED's
+    np.testing.assert_allclose(e.queue, 5 + e.mark_rate * 495 / 0.04, rtol=1e-12)
+    np.testing.assert_allclose(20 * e.window[0], e.queue[0] + CAP * 0.01, rtol=1e-9)
+    assert np.all(e.mark_rate > plain.loss_rate) and np.all(e.queue > plain.queue)
+    np.testing.assert_array_equal(plain.mark_rate, 0.0)
+
+
+def test_ecn_saturated_splits_drops_and_marks():
+    # Above max_th every arrival is dropped: a fraction theta of arrivals, the rest marked at 2 max_p.
+    e = red.equilibrium(300, 500, 0.02, rtt=0.01, capacity=CAP, ecn=True)
+    assert e.saturated and e.queue == 500
+    signal = e.loss_rate + e.mark_rate
+    theta = (signal - 0.04) / (1 - 0.04)
+    assert e.loss_rate == pytest.approx(theta, rel=1e-12)
+    assert e.mark_rate == pytest.approx((1 - theta) * 0.04, rel=1e-12)
+    # time-outs follow drops only: Eq. 5.3 at the drop rate with NewReno's spacing
+    assert e.timeouts_per_packet == pytest.approx(tcp.timeout_rate(e.loss_rate, spacing=3), rel=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(1, 2000), st.floats(20, 5000), st.floats(1e-3, 0.3), st.floats(0.001, 0.5),
+       st.booleans(), st.booleans())
+def test_gentle_and_ecn_monotone_in_flows(n, mth, mp, rtt, gentle, ecn):
+    e = red.equilibrium([n, 1.1 * n], mth, mp, rtt=rtt, capacity=CAP, gentle=gentle, ecn=ecn)
+    signal = e.loss_rate + e.mark_rate
+    assert signal[1] >= signal[0] * (1 - 1e-9)
+    assert e.queue[1] >= e.queue[0] * (1 - 1e-9)
+    assert np.all(e.queue <= (2 * mth if gentle else mth))
+    assert np.all((e.loss_rate >= 0) & (e.mark_rate >= 0) & (signal <= 1))
+
+
+@pytest.mark.parametrize("kw", [{"gentle": True}, {"ecn": True}, {"gentle": True, "ecn": True, "limit": 700}])
+def test_gentle_and_ecn_agree_with_brentq(kw):
+    # The vectorized solve equals a scalar brentq on the same residual to 1e-9 (issue target).
+    rng = np.random.default_rng(4)
+    n, mth, mp = rng.uniform(1, 600, 30), rng.uniform(50, 600, 30), rng.uniform(0.005, 0.2, 30)
+    e = red.equilibrium(n, mth, mp, rtt=0.05, capacity=CAP, **kw)
+    for i in range(30):
+        s = red.equilibrium(n[i], mth[i], mp[i], rtt=0.05, capacity=CAP, **kw)
+        ref = red_brentq(n[i], mth[i], mp[i], 0.05, kw)
+        assert e.loss_rate[i] + e.mark_rate[i] == pytest.approx(ref, rel=1e-9)
+        assert s.loss_rate == e.loss_rate[i]
+
+
+def red_brentq(n, mth, mp, rtt, kw):
+    """The P3 signal rate for one point by scipy's brentq on red._p3_residual."""
+    gentle, ecn, limit = kw.get("gentle", False), kw.get("ecn", False), kw.get("limit", np.inf)
+    top = mth * (1 + (0.5 - mp) / (1 - mp)) if gentle and 2 * mp < 1 else mth
+    q_cap = min(top, limit) if gentle else mth
+    l_cap = min(2 * red.drop_probability(q_cap, 5, mth, mp, gentle=gentle), 1.0) if gentle else min(2 * mp, 1.0)
+    base = (n, 5.0, mth, mp, rtt, CAP, 1.0, 3.0, q_cap, l_cap)
+    sat = float(red._p3_residual(l_cap, *base, 0.0, gentle=gentle, ecn=ecn) > 0 and l_cap < 1)
+    hi = 1.0 if sat else l_cap
+    residual = functools.partial(red._p3_residual, gentle=gentle, ecn=ecn)
+    return brentq(residual, 1e-15, hi, args=base + (sat,), xtol=1e-300, rtol=1e-14)
+
+
+def test_gentle_and_ecn_input_forms_and_bad_input():
+    e = red.equilibrium(np.array([[50], [300]]), [250, 500], 0.1, rtt=0.01, capacity=CAP, ecn=True, gentle=True,
+                        limit=[5000, 5000])
+    assert e.loss_rate.shape == e.mark_rate.shape == e.saturated.shape == (2, 2)
+    scalar = red.equilibrium(50, 250, 0.1, rtt=0.01, capacity=CAP, ecn=True)
+    assert isinstance(scalar.mark_rate, float) and isinstance(scalar.loss_rate, float)
+    assert red.equilibrium([50, 60], 250, 0.1, rtt=0.01, capacity=CAP, ecn=True).mark_rate.shape == (2,)
+    with pytest.raises(ValueError, match="max_th must be <= limit"):
+        red.equilibrium(50, 250, 0.1, rtt=0.01, capacity=CAP, gentle=True, limit=200)
+    with pytest.raises(ValueError, match="limit"):
+        red.equilibrium(50, 250, 0.1, rtt=0.01, capacity=CAP, gentle=True, limit=0)
+    with pytest.raises(ValueError, match="gentle and ecn need model='P3'"):
+        red.equilibrium(50, 250, 0.1, rtt=0.01, capacity=CAP, model="P2", ecn=True)

@@ -9,7 +9,7 @@ they are known to make, so a change that silently moves them is caught.
 import numpy as np
 import pytest
 
-from tcpmodels import red, units
+from tcpmodels import data, red, units
 
 CAP = units.capacity(10e6, 576)
 RTT = 0.010  # reference: mean of RTTs uniform on [8, 12] ms
@@ -48,3 +48,68 @@ def test_thesis_models_errors_recorded(reference_rows):
     loss3, queue3 = errors(reference_rows, "P3")
     best = np.abs(loss3) <= np.minimum(np.abs(loss1), np.abs(loss2))
     assert best.sum() >= len(flows) - 2
+
+
+def more_rows(sweep):
+    rows = data.table("ns3_more_10ms")
+    keep = rows["sweep"] == sweep
+    return {k: v[keep] for k, v in rows.items() if k not in ("sweep", "queue")}
+
+
+@pytest.mark.parametrize("sweep,kw", [("red_gentle_10ms", {"gentle": True}), ("red_ecn_10ms", {"ecn": True})])
+def test_gentle_and_ecn_within_20_percent(sweep, kw):
+    # Issue 16: within 20 % on loss (drops plus marks: the reference's drop_rate) and on queue.
+    # Measured, gentle N = 50, 150, 300: signal +1 -2 -3 %, queue +0 -2 -3 %;
+    # ECN N = 20, 70, 150, 300: signal +17 +16 +5 -16 %, queue +14 +16 +6 +1 %, marks +17 +16 +6 +11 %.
+    rows = more_rows(sweep)
+    e = red.equilibrium(rows["flows"], rows["max_th"], rows["max_p"], rtt=RTT, capacity=CAP, limit=rows["limit"],
+                        **kw)
+    signal_err = (e.loss_rate + e.mark_rate) / rows["drop_rate"] - 1
+    queue_err = e.queue / rows["avg_queue"] - 1
+    assert np.abs(signal_err).max() < 0.20, signal_err
+    assert np.abs(queue_err).max() < 0.20, queue_err
+    if kw.get("ecn"):
+        np.testing.assert_allclose(e.mark_rate, rows["mark_rate"], rtol=0.2)
+        quiet = rows["drop_rate"] == rows["mark_rate"]  # the reference drops nothing at 20 and 70 flows
+        assert np.all(e.loss_rate[quiet] == 0) and np.all(e.timeouts_per_packet[quiet] == 0)
+        # at 300 flows the queue saturates and drops 0.085 of arrivals; P3 says 0.062 (-27 %)
+        assert e.saturated[-1] and e.loss_rate[-1] == pytest.approx(rows["drop_rate"][-1] - rows["mark_rate"][-1],
+                                                                    rel=0.3)
+
+
+def test_reference_timeout_fraction_is_not_eq_5_4():
+    # The reference's timeout_fraction is the flow-time from each RTO until recovery completes; Eq. 5.4
+    # (Equilibrium.timeout_fraction) is one rto of idling per time-out, before it.  Per time-out the
+    # reference spends timeout_fraction / (timeouts_per_packet * C / n): measured 0.06-1.02 s on the
+    # RED rows and 0.22-0.95 s on the other file, mostly below the senders' 1 s minimum RTO, so the
+    # wait itself is not in it.  The comparable quantity is the time-out rate: timeouts_per_packet,
+    # defined alike in both (time-outs / data packets sent); the fractions compare only up to the ratio
+    # of those durations, which the model does not predict.
+    for name in ("ns3_red_10ms", "ns3_more_10ms"):
+        rows = data.table(name)
+        some = rows["timeouts_per_packet"] > 0
+        spent = rows["timeout_fraction"][some] / (rows["timeouts_per_packet"][some] * CAP / rows["flows"][some])
+        assert spent.min() < 0.25 and np.median(spent) < 1.0, (name, spent)
+
+
+@pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")
+def test_timeouts_against_the_reference(reference_rows):
+    # Issue 16: time-out predictions against the reference on every row where it is above 1e-3.
+    # Measured model / reference, per packet (7 rows) and fraction of time (16 rows):
+    #   P1  per packet 1.9-12.8x,  fraction 6-322x   (Tahoe's 13 and the 10 ms propagation round trip)
+    #   P2  per packet 0.30-2.1x,  fraction 5-246x
+    #   P3  per packet 0.90-2.3x,  fraction 0.99-19x (Eq. 5.4 counts a 1 s wait the reference does not)
+    # Gentle (P3, 3 rows): per packet 1.3-1.9x, fraction 1.5-7x; ECN at 300 flows: 0.45x and 0.47x.
+    bounds = {"P1": (13.0, 330.0), "P2": (3.5, 250.0), "P3": (2.5, 20.0)}
+    rows = reference_rows
+    for model, (per_packet, fraction) in bounds.items():
+        e = red.equilibrium(rows["flows"], rows["max_th"], rows["max_p"], model=model, rtt=RTT, capacity=CAP)
+        for predicted, column, factor in ((e.timeouts_per_packet, "timeouts_per_packet", per_packet),
+                                          (e.timeout_fraction, "timeout_fraction", fraction)):
+            busy = rows[column] > 1e-3
+            ratio = predicted[busy] / rows[column][busy]
+            assert np.all((ratio > 1 / factor) & (ratio < factor)), (model, column, ratio)
+    gentle = more_rows("red_gentle_10ms")
+    e = red.equilibrium(gentle["flows"], gentle["max_th"], gentle["max_p"], rtt=RTT, capacity=CAP, gentle=True)
+    ratio = e.timeouts_per_packet / gentle["timeouts_per_packet"]
+    assert np.all((ratio > 1) & (ratio < 2))

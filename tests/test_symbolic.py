@@ -17,6 +17,16 @@ def test_derived_constants_round_to_the_published_ones():
     assert symbolic.sp.simplify(symbolic.fpq_queue() - symbolic.bdp / (2 * symbolic.f - 1)) == 0
 
 
+def test_droptail_overflow_constants_are_the_ones_p3_uses():
+    # Not published: P3's own derivation (droptail module docstring), checked against its numbers.
+    k, share = symbolic.droptail_overflow_constants()
+    assert share == symbolic.sp.Rational(14, 27) and float(share) == droptail._HALVING_SHARE
+    e = droptail.equilibrium(50, 500, rtt=0.01, capacity=2170)
+    assert e.losses_per_event == pytest.approx(float(k), rel=1e-15)
+    # one packet of growth per round trip (no delayed ACKs) would give k = 1 / (1 - 1/e) = 1.582
+    assert float(symbolic.droptail_overflow_constants(1)[0]) == pytest.approx(1.581977, rel=1e-6)
+
+
 def test_exact_p1_queue_constant_would_change_the_max_p_rule():
     # Documented discrepancy: with the exact 0.7233 instead of 0.7 the rule's constant is 0.897.
     _, k_queue = symbolic.red_p1_constants()
