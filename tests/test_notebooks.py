@@ -48,3 +48,9 @@ def test_notebook_opens_by_saying_what_it_reproduces(path):
                                                    if c.cell_type == "code"), flags=re.M)
     # Notebooks that simulate default to the small runs that keep the suite within its budget.
     assert sizes in ([], ["False"])
+
+
+def test_every_notebook_the_readme_names_exists():
+    # Notebooks are renamed as themes regroup; a stale name in the README would send readers nowhere.
+    named = set(re.findall(r"notebooks/([\w.-]+\.ipynb)", (ROOT / "README.md").read_text()))
+    assert named <= {p.name for p in NOTEBOOKS}
