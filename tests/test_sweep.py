@@ -1,0 +1,234 @@
+"""sim.sweep: batching by shape, the tidy table, executors, and the results file that survives faults."""
+
+import concurrent.futures
+import dataclasses
+import errno
+import importlib
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from tcpmodels import TCPModelsWarning, sim
+
+sweep_module = importlib.import_module("tcpmodels.sim.sweep")  # sim.sweep is the function
+
+# Short runs: the tests check bookkeeping, not the model.
+BASE = sim.Scenario(n_flows=5, bandwidth=1e6, rtt=0.05, duration=8.0, warmup=2.0, start_spread=1.0)
+RESULTS = ("loss_rate", "queue", "utilization", "timeouts_per_packet", "window", "jain_index")
+
+
+def grid(max_ps=(0.02, 0.1, 0.5)):
+    return [dataclasses.replace(BASE, queue=sim.RED(max_th=20, max_p=p)) for p in max_ps]
+
+
+class CountingExecutor(concurrent.futures.ThreadPoolExecutor):
+    """A one-thread pool that records the chunks it is given."""
+
+    def __init__(self):
+        super().__init__(1)
+        self.chunks = []
+
+    def submit(self, fn, scenarios):
+        self.chunks.append(scenarios)
+        return super().submit(fn, scenarios)
+
+
+def run(scenarios, **kwargs):
+    with CountingExecutor() as pool:
+        return sim.sweep(scenarios, executor=pool, progress=False, **kwargs), pool.chunks
+
+
+def assert_row_is(table, i, result):
+    for name in RESULTS:
+        assert table[name][i] == getattr(result, name), name
+
+
+def test_rows_are_simulate_results_with_parameters_beside():
+    table, chunks = run(grid(), seeds=[3, 4], chunk_size=1)
+    assert len(table) == 6 and len(chunks) == 6
+    assert table["queue.max_p"].tolist() == [0.02, 0.02, 0.1, 0.1, 0.5, 0.5]
+    assert table["seed"].tolist() == [3, 4] * 3
+    assert set(table["queue.type"]) == {"RED"} and set(table["sender.type"]) == {"Tahoe"}
+    for i, s in enumerate(dataclasses.replace(s, seed=seed) for s in grid() for seed in (3, 4)):
+        assert_row_is(table, i, sim.simulate(s))
+    assert len(set(table["key"])) == 6
+
+
+def test_default_pool_runs_a_chunk_as_simulate_batches_it():
+    points = grid()
+    table = sim.sweep(points, progress=False, chunk_size=len(points))  # one chunk: one batch
+    for i, result in enumerate(sim.simulate(points)):
+        assert_row_is(table, i, result)
+
+
+def test_chunks_hold_one_shape_and_share_the_work():
+    small = [dataclasses.replace(BASE, n_flows=20, seed=i) for i in range(64)]
+    other = [dataclasses.replace(BASE, n_flows=21, seed=i) for i in range(3)]
+    points = small + other
+    chunks = list(sweep_module._chunks(points, range(len(points)), 2, None))
+    # 64 of one shape on 2 workers: two chunks each (16 scenarios, 320 flows, far below CHUNK_FLOWS)
+    assert [len(c) for c in chunks] == [16, 16, 16, 16, 1, 1, 1]
+    assert all(len({points[i].n_flows for i in c}) == 1 for c in chunks)
+    # Large scenarios: about CHUNK_FLOWS flows per chunk, at least one scenario.
+    big = [dataclasses.replace(BASE, n_flows=4000, seed=i) for i in range(40)]
+    assert [len(c) for c in sweep_module._chunks(big, range(40), 2, None)] == [2] * 20
+    huge = [dataclasses.replace(BASE, n_flows=30_000, seed=i) for i in range(3)]
+    assert [len(c) for c in sweep_module._chunks(huge, range(3), 2, None)] == [1, 1, 1]
+    assert [len(c) for c in sweep_module._chunks(points, range(67), 2, 10)] == [10] * 6 + [4, 3]
+
+
+def test_identical_points_run_once():
+    table, chunks = run(grid() + grid()[:1], seeds=[1, 1])
+    assert len(table) == 3 and sum(len(c) for c in chunks) == 3
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(scenarios=[]), "scenarios"),
+    (dict(scenarios=[BASE, "red"]), "scenarios"),
+    (dict(scenarios=BASE, seeds=[]), "seeds"),
+    (dict(scenarios=BASE, seeds=[-1]), "seed"),
+    (dict(scenarios=BASE, chunk_size=0), "chunk_size"),
+    (dict(scenarios=BASE, chunk_size=1.5), "chunk_size"),
+])
+def test_bad_input_names_the_argument(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        sim.sweep(**kwargs, progress=False)
+
+
+def test_table_columns_records_csv_and_pandas():
+    mixed = [dataclasses.replace(BASE, queue=sim.DropTail(buffer=30)), grid()[0]]
+    table, _ = run(mixed)
+    assert table["queue.type"].tolist() == ["DropTail", "RED"]
+    assert table["queue.buffer"].tolist()[0] == 30
+    assert math.isnan(table["queue.max_p"][0]) and table["queue.max_p"][1] == 0.02
+    assert table["queue.gentle"].tolist() == [None, False]
+    assert table.columns[0] == "key" and table.columns[-len(sweep_module._RESULTS):] == sweep_module._RESULTS
+    assert table.records()[1]["queue.max_p"] == 0.02
+    assert set(table.to_dict()) == set(table.columns)
+    lines = table.to_csv().splitlines()
+    assert len(lines) == 3 and lines[0].split(",") == list(table.columns)
+    with pytest.raises(KeyError, match="no column 'nope'"):
+        table["nope"]
+    pandas = pytest.importorskip("pandas")
+    frame = table.to_pandas()
+    assert isinstance(frame, pandas.DataFrame) and frame.shape == (2, len(table.columns))
+    assert frame["loss_rate"].tolist() == table["loss_rate"].tolist()
+
+
+def test_results_file_skips_what_is_done(tmp_path):
+    out = tmp_path / "results.csv"
+    first, _ = run(grid(), seeds=[1, 2], out=out, chunk_size=1)
+    again, chunks = run(grid(), seeds=[1, 2], out=out)
+    assert chunks == [] and again == first
+    # A longer sweep on the same file runs only what is new; the file gets it once.
+    longer, chunks = run(grid((0.02, 0.1, 0.5, 1.0)), seeds=[1, 2], out=out)
+    assert [s.queue.max_p for c in chunks for s in c] == [1.0, 1.0]
+    lines = out.read_text().splitlines()
+    assert len(lines) == 1 + 8 and len({line.split(",")[0] for line in lines}) == 9
+    assert longer.rows[:6] == first.rows
+
+
+def test_torn_last_line_is_dropped_and_rerun(tmp_path):
+    out = tmp_path / "results.csv"
+    clean, _ = run(grid(), out=out, chunk_size=1)
+    text = out.read_text()
+    lines = text.splitlines(keepends=True)
+    out.write_text("".join(lines[:-1]) + lines[-1][:25])  # the last row cut mid-write
+    table, chunks = run(grid(), out=out, chunk_size=1)
+    assert len(chunks) == 1 and table == clean
+    assert out.read_text() == text
+
+
+def test_a_file_that_is_not_this_sweeps_is_refused(tmp_path):
+    out = tmp_path / "results.csv"
+    out.write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="results.csv: its columns are not this sweep's"):
+        run(grid(), out=out)
+    run(grid(), out=out.with_name("good.csv"))
+    text = out.with_name("good.csv").read_text().splitlines()
+    out.write_text("\n".join([text[0], text[1], "x,y", text[2]]) + "\n")
+    with pytest.raises(ValueError, match="results.csv: line 3 has 2 fields"):
+        run(grid(), out=out)
+
+
+def test_one_sweep_per_file(tmp_path):
+    out = tmp_path / "results.csv"
+    columns = ("key", "x", *sweep_module._RESULTS)
+    held = sweep_module._ResultsFile(out, columns)
+    try:
+        with pytest.raises(ValueError, match="another sweep is writing"):
+            sweep_module._ResultsFile(out, columns)
+    finally:
+        held.close()
+    sweep_module._ResultsFile(out, columns).close()
+
+
+def test_full_disk_keeps_whole_rows_and_a_rerun_finishes(tmp_path, monkeypatch):
+    out = tmp_path / "results.csv"
+    write = sweep_module.os.write
+    calls = []
+
+    def filling_disk(fd, data):
+        calls.append(len(data))
+        if len(calls) == 3:  # header, one row, then half a row before the disk is full
+            return write(fd, data[:len(data) // 2])
+        if len(calls) > 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return write(fd, data)
+
+    monkeypatch.setattr(sweep_module.os, "write", filling_disk)
+    with pytest.raises(OSError, match="results.csv: cannot write the results .No space left"):
+        run(grid(), out=out, chunk_size=1)
+    lines = out.read_text().split("\n")
+    assert len(lines) == 3 and lines[-1] == ""  # header and one whole row, no torn one
+    monkeypatch.setattr(sweep_module.os, "write", write)
+    table, chunks = run(grid(), out=out, chunk_size=1)
+    assert len(chunks) == 2 and len(out.read_text().splitlines()) == 4
+    assert table == run(grid(), chunk_size=1)[0]
+
+
+def test_a_failing_chunk_stops_the_sweep_and_keeps_the_rows_before(tmp_path, monkeypatch):
+    out = tmp_path / "results.csv"
+    simulate = sweep_module.simulate
+
+    def flaky(scenarios):
+        if scenarios[0].queue.max_p == 0.1:
+            raise MemoryError("too big")
+        return simulate(scenarios)
+
+    monkeypatch.setattr(sweep_module, "simulate", flaky)
+    with pytest.raises(MemoryError):
+        run(grid(), out=out, chunk_size=1)
+    assert len(out.read_text().splitlines()) == 2
+
+
+def test_warnings_from_the_workers_reach_the_caller(monkeypatch):
+    simulate = sweep_module.simulate
+
+    def warning(scenarios):
+        warnings.warn("outside the model's range", TCPModelsWarning, stacklevel=2)
+        return simulate(scenarios)
+
+    monkeypatch.setattr(sweep_module, "simulate", warning)
+    with pytest.warns(TCPModelsWarning, match="outside the model's range"):
+        run(grid()[:1])
+
+
+def test_progress_bar(capsys):
+    run(grid()[:2], chunk_size=1)
+    assert capsys.readouterr().err == ""
+    with CountingExecutor() as pool:
+        sim.sweep(grid()[:2], executor=pool, chunk_size=1)
+    assert "2/2" in capsys.readouterr().err
+
+
+def test_numbers_read_back_exactly(tmp_path):
+    out = tmp_path / "results.csv"
+    table, _ = run(grid(), out=out)
+    again = sweep_module._ResultsFile(out, table.columns)
+    again.close()
+    stored = [again.done[key] for key in table["key"]]
+    fresh = np.array([row[-len(sweep_module._RESULTS):] for row in table.rows])
+    assert np.array_equal(np.array(stored), fresh)
