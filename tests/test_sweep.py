@@ -5,6 +5,10 @@ import dataclasses
 import errno
 import importlib
 import math
+import os
+import signal
+import threading
+import time
 import warnings
 
 import numpy as np
@@ -232,3 +236,52 @@ def test_numbers_read_back_exactly(tmp_path):
     stored = [again.done[key] for key in table["key"]]
     fresh = np.array([row[-len(sweep_module._RESULTS):] for row in table.rows])
     assert np.array_equal(np.array(stored), fresh)
+
+
+def test_on_a_dask_cluster():
+    from distributed import Client, LocalCluster
+
+    # Threads in this process: the cluster starts in well under a second, which is all this checks.
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster, timeout=30) as client:
+        table = sim.sweep(grid(), seeds=[1, 2], executor=client.get_executor(), progress=False, chunk_size=1)
+    for i, s in enumerate(dataclasses.replace(s, seed=seed) for s in grid() for seed in (1, 2)):
+        assert_row_is(table, i, sim.simulate(s))
+
+
+def wait_for_rows(path, rows, timeout):
+    """Poll the results file until it holds `rows` rows; return how many it holds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        held = len(path.read_text().splitlines()) - 1 if path.exists() else 0
+        if held >= rows:
+            return held
+        time.sleep(0.02)
+    raise AssertionError(f"{path} did not reach {rows} rows in {timeout} s")
+
+
+@pytest.mark.slow
+def test_a_lost_dask_worker_costs_only_its_unfinished_chunks(tmp_path):
+    from distributed import Client, LocalCluster
+
+    # Eight scenarios of ~0.3 s each, one per chunk, on two worker processes; one is killed
+    # (SIGKILL, as the OOM killer would) once the first row is in: Dask re-runs its chunk elsewhere.
+    points = [dataclasses.replace(BASE, n_flows=20, duration=300.0, seed=i) for i in range(8)]
+    out = tmp_path / "results.csv"
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster, timeout=60) as client:
+        victim = min(client.run(os.getpid).values())
+        done = {}
+        worker = threading.Thread(target=lambda: done.update(table=sim.sweep(
+            points, executor=client.get_executor(), progress=False, chunk_size=1, out=out)))
+        worker.start()
+        held = wait_for_rows(out, 1, timeout=60)
+        os.kill(victim, signal.SIGKILL)
+        worker.join(timeout=120)
+        assert not worker.is_alive()
+    assert held < 8  # the worker died mid-sweep
+    table = done["table"]
+    lines = out.read_text().splitlines()
+    assert len(table) == 8 and len(lines) == 9 and len({line.split(",")[0] for line in lines[1:]}) == 8
+    for i, s in enumerate(points):
+        assert_row_is(table, i, sim.simulate(s))

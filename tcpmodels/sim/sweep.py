@@ -295,7 +295,9 @@ def _run(points, todo, executor, progress, chunk_size, finished):
                 rows, caught = future.result()
                 for category, message in dict.fromkeys(caught):
                     warnings.warn(message, category, stacklevel=4)
-                finished(futures[future], rows)
+                # Let go of the finished future: a cluster keeps a result while it is referenced,
+                # and recomputes it if the worker holding it is lost.
+                finished(futures.pop(future), rows)
                 bar.update(len(rows))
         complete = True
     finally:
