@@ -16,7 +16,7 @@ import re
 import sys
 import warnings
 
-from . import __version__, calculator, hstcp, units
+from . import __version__, calculator, hstcp, sweep_cli, units
 from ._checks import TCPModelsWarning
 from .solve import ConvergenceError
 
@@ -191,6 +191,7 @@ def build_parser():
     p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
     p.add_argument("--plot", metavar="PNG", help="also write queue and drop rate over time to this PNG")
     _json_option(p)
+    sweep_cli.add_parser(commands)
     return parser
 
 
@@ -465,7 +466,7 @@ def _run_simulate(args):
 
 
 _COMMANDS = {"example": _run_example, "red": _run_red, "fpq": _run_fpq, "droptail": _run_droptail,
-             "hstcp": _run_hstcp, "simulate": _run_simulate}
+             "hstcp": _run_hstcp, "simulate": _run_simulate, "sweep": sweep_cli.run}
 
 
 def _glue_negatives(argv):

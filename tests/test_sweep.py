@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 import pytest
 
-from tcpmodels import TCPModelsWarning, sim
+from tcpmodels import TCPModelsWarning, sim, sweep_cli
+from tcpmodels.cli import main
 
 sweep_module = importlib.import_module("tcpmodels.sim.sweep")  # sim.sweep is the function
 
@@ -264,7 +265,7 @@ def wait_for_rows(path, rows, timeout):
 def test_a_lost_dask_worker_costs_only_its_unfinished_chunks(tmp_path):
     from distributed import Client, LocalCluster
 
-    # Eight scenarios of ~0.3 s each, one per chunk, on two worker processes; one is killed
+    # Eight scenarios of ~0.4 s each, one per chunk, on two worker processes; one is killed
     # (SIGKILL, as the OOM killer would) once the first row is in: Dask re-runs its chunk elsewhere.
     points = [dataclasses.replace(BASE, n_flows=20, duration=300.0, seed=i) for i in range(8)]
     out = tmp_path / "results.csv"
@@ -285,3 +286,178 @@ def test_a_lost_dask_worker_costs_only_its_unfinished_chunks(tmp_path):
     assert len(table) == 8 and len(lines) == 9 and len({line.split(",")[0] for line in lines[1:]}) == 8
     for i, s in enumerate(points):
         assert_row_is(table, i, sim.simulate(s))
+
+
+# ----------------------------------------------------------------------------- tcpmodels sweep
+
+GRID = """\
+n_flows = 5
+bandwidth = "1mbit"
+rtt = "50ms"
+duration = "8s"
+warmup = "2s"
+start_spread = "1s"
+
+[queue]
+type = "RED"
+max_th = 20
+
+[sweep]
+n_flows = [5, 6]
+"queue.max_p" = [0.02, 0.5]
+seeds = [1, 2]
+"""
+
+
+def read_csv(text):
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(text)))
+    return rows[0], rows[1:]
+
+
+def test_load_grid_sweeps_the_cartesian_product(tmp_path):
+    path = tmp_path / "grid.toml"
+    path.write_text(GRID)
+    scenarios, seeds = sweep_cli.load_grid(path)
+    assert seeds == [1, 2]
+    assert [(s.n_flows, s.queue.max_p) for s in scenarios] == [(5, 0.02), (5, 0.5), (6, 0.02), (6, 0.5)]
+    assert all(s.queue.max_th == 20 and s.bandwidth == 1e6 for s in scenarios)
+    # TOML's own dotted keys, a queue given by name, and its kind swept.
+    path.write_text(GRID.replace('"queue.max_p" = [0.02, 0.5]', 'queue.type = ["RED", "CHOKe"]\nqueue.max_p = [0.1]')
+                    .replace('[queue]\ntype = "RED"\nmax_th = 20', 'queue = "red"').replace("seeds = [1, 2]", ""))
+    scenarios, seeds = sweep_cli.load_grid(path)
+    assert seeds is None
+    assert [(s.n_flows, type(s.queue).__name__, s.queue.max_p) for s in scenarios] == [
+        (5, "RED", 0.1), (5, "CHOKe", 0.1), (6, "RED", 0.1), (6, "CHOKe", 0.1)]
+
+
+def test_sweep_command_prints_the_table(tmp_path, capsys):
+    path = tmp_path / "grid.toml"
+    path.write_text(GRID)
+    assert main(["sweep", str(path), "--workers", "2"]) == 0
+    header, rows = read_csv(capsys.readouterr().out)
+    column = {name: [row[j] for row in rows] for j, name in enumerate(header)}
+    assert len(rows) == 8 and header[0] == "key" and "loss_rate" in header
+    assert column["n_flows"] == ["5"] * 4 + ["6"] * 4
+    assert column["queue.max_p"] == ["0.02", "0.02", "0.5", "0.5"] * 2
+    assert column["seed"] == ["1", "2"] * 4
+    assert all(0 < float(u) <= 1 for u in column["utilization"])
+
+
+def test_sweep_command_out_file_and_rerun(tmp_path, capsys):
+    path, out = tmp_path / "grid.toml", tmp_path / "results.csv"
+    path.write_text(GRID)
+    assert main(["sweep", str(path), "--out", str(out)]) == 0
+    assert capsys.readouterr().out == f"8 scenarios (rows) in {out}\n"
+    text = out.read_text()
+    assert main(["sweep", str(path), "--out", str(out)]) == 0
+    assert out.read_text() == text and len(text.splitlines()) == 9
+
+
+def test_sweep_command_on_a_dask_scheduler(tmp_path, capsys):
+    from distributed import LocalCluster
+
+    path = tmp_path / "grid.toml"
+    path.write_text(GRID)
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+        assert main(["sweep", str(path), "--scheduler", cluster.scheduler_address]) == 0
+    assert len(read_csv(capsys.readouterr().out)[1]) == 8
+
+
+@pytest.mark.parametrize("change,message", [
+    (("n_flows = [5, 6]", "n_flows = [5, 0]"), "grid.toml [sweep] n_flows = 0, queue.max_p = 0.02: n_flows must be"),
+    (("n_flows = [5, 6]", "n_flow = [5, 6]"), "unknown field 'n_flow'"),
+    (("n_flows = [5, 6]", "n_flows = 5"), "grid.toml: [sweep] n_flows: expected a non-empty list"),
+    (("n_flows = [5, 6]", "n_flows = []"), "grid.toml: [sweep] n_flows: expected a non-empty list"),
+    (("seeds = [1, 2]", "seeds = [-1]"), "grid.toml: [sweep] seeds: expected a list of whole numbers"),
+    (('"queue.max_p"', '"link.max_p"'), "grid.toml: [sweep] link.max_p: only queue and sender fields are dotted"),
+    (("[sweep]", "[sweeps]"), "grid.toml: expected a [sweep] table"),
+    (("[sweep]", "[sweep"), "grid.toml: not valid TOML"),
+])
+def test_sweep_command_errors_name_the_file_and_field(tmp_path, capsys, change, message):
+    path = tmp_path / "grid.toml"
+    path.write_text(GRID.replace(*change))
+    assert main(["sweep", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tcpmodels sweep: ") and message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("options,message", [
+    (["--workers", "0"], "--workers: expected a whole number"),
+    (["--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"], "not allowed with argument --workers"),
+    (["--scheduler", "no-port"], "--scheduler: cannot connect to no-port"),
+])
+def test_sweep_command_option_errors(tmp_path, capsys, options, message):
+    path = tmp_path / "grid.toml"
+    path.write_text(GRID)
+    assert main(["sweep", str(path), *options]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_sweep_command_missing_file_and_foreign_out(tmp_path, capsys):
+    assert main(["sweep", str(tmp_path / "none.toml")]) == 2
+    assert "none.toml: cannot read the sweep file" in capsys.readouterr().err
+    path, out = tmp_path / "grid.toml", tmp_path / "results.csv"
+    path.write_text(GRID)
+    out.write_text("a,b\n")
+    assert main(["sweep", str(path), "--out", str(out)]) == 2
+    assert "results.csv: its columns are not this sweep's" in capsys.readouterr().err
+
+
+# Eight scenarios of ~0.4 s each, all of different shapes (flow counts), so each is a chunk of its
+# own and its result does not depend on what else ran: an interrupted and resumed sweep must give
+# exactly the rows of one uninterrupted run, each once.
+SLOW_GRID = GRID.replace("n_flows = [5, 6]", "n_flows = [10, 11, 12, 13, 14, 15, 16, 17]").replace(
+    '"queue.max_p" = [0.02, 0.5]', "").replace("seeds = [1, 2]", "").replace('duration = "8s"', 'duration = "100s"')
+
+
+def start_sweep(grid, out):
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-m", "tcpmodels", "sweep", str(grid), "--out", str(out),
+                             "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def assert_whole_and_right(grid, out):
+    header, rows = read_csv(out.read_text())
+    assert out.read_text().endswith("\n") and all(len(row) == len(header) for row in rows)
+    assert len(rows) == 8 and len({row[0] for row in rows}) == 8
+    by_flows = {int(row[header.index("n_flows")]): row for row in rows}
+    for scenario in sweep_cli.load_grid(grid)[0]:
+        result = sim.simulate(scenario)
+        for name in RESULTS:
+            assert float(by_flows[scenario.n_flows][header.index(name)]) == getattr(result, name), name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
+def test_a_killed_or_interrupted_sweep_finishes_when_run_again(tmp_path, signum):
+    grid, out = tmp_path / "grid.toml", tmp_path / "results.csv"
+    grid.write_text(SLOW_GRID)
+    sweep = start_sweep(grid, out)
+    try:
+        held = wait_for_rows(out, 2, timeout=60)
+        os.killpg(sweep.pid, signum)  # the whole group, as a crash of the machine or Ctrl-C at a terminal
+        _, err = sweep.communicate(timeout=60)
+    finally:
+        if sweep.poll() is None:
+            os.killpg(sweep.pid, signal.SIGKILL)
+    assert held < 8
+    if signum == signal.SIGINT:
+        assert sweep.returncode == 130
+        assert err == f"tcpmodels sweep: interrupted; the finished rows are in {out}: run the same command " \
+                      "again to finish the rest\n"
+    else:
+        assert sweep.returncode == -signal.SIGKILL
+        with open(out, "a") as handle:  # what a crash in mid-write leaves: a torn last line
+            handle.write("3f2a,10,1000000.0,0.05,57")
+    before = len(read_csv(out.read_text())[1])
+    again = start_sweep(grid, out)
+    assert again.wait(timeout=120) == 0
+    assert 0 < before < 8
+    assert_whole_and_right(grid, out)

@@ -47,7 +47,7 @@ CHUNK_FLOWS = 10_000
 _RESULTS = tuple(f.name for f in dataclasses.fields(SimResult) if f.type in (float, int) and f.name != "time_step")
 
 
-def sweep(scenarios, *, seeds=None, executor=None, progress=True, out=None, chunk_size=None):
+def sweep(scenarios, *, seeds=None, executor=None, workers=None, progress=True, out=None, chunk_size=None):
     """Run many scenarios, batching those of one shape, and return one row per scenario and seed.
 
     Parameters
@@ -65,6 +65,8 @@ def sweep(scenarios, *, seeds=None, executor=None, progress=True, out=None, chun
         ``distributed.Client(...).get_executor()`` spreads them over its
         workers, and re-runs the chunks of a worker it loses.  A given
         executor is not shut down.
+    workers : int, optional
+        Processes of the local pool (default: one per core); not with `executor`.
     progress : bool
         Show a progress bar (tqdm; the widget in a notebook).
     out : str or os.PathLike, optional
@@ -88,7 +90,7 @@ def sweep(scenarios, *, seeds=None, executor=None, progress=True, out=None, chun
     Raises
     ------
     ValueError
-        Bad `scenarios`, `seeds` or `chunk_size`; an `out` file that is not
+        Bad `scenarios`, `seeds`, `workers` or `chunk_size`; an `out` file that is not
         this sweep's or is in use by another.
     OSError
         `out` cannot be written (a full disk): the rows written so far stay.
@@ -107,8 +109,11 @@ def sweep(scenarios, *, seeds=None, executor=None, progress=True, out=None, chun
     True
     """
     points = _points(scenarios, seeds)
-    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size >= 1):
-        raise ValueError(f"chunk_size must be a whole number >= 1, got {chunk_size!r}")
+    for name, value in (("workers", workers), ("chunk_size", chunk_size)):
+        if value is not None and not (isinstance(value, int) and value >= 1):
+            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    if workers is not None and executor is not None:
+        raise ValueError("workers: give workers (a local pool) or an executor, not both")
     params = [_parameters(s) for s in points]
     keys = [_key(p) for p in params]
     first = dict(zip(keys, range(len(points)), strict=True))  # identical points run once
@@ -129,7 +134,8 @@ def sweep(scenarios, *, seeds=None, executor=None, progress=True, out=None, chun
             if file is not None:
                 file.append([row(i) for i in members])
 
-        _run(points, [i for i in unique if keys[i] not in results], executor, progress, chunk_size, finished)
+        todo = [i for i in unique if keys[i] not in results]
+        _run(points, todo, executor, workers or os.cpu_count() or 1, progress, chunk_size, finished)
     finally:
         if file is not None:
             file.close()
@@ -276,15 +282,18 @@ def _run_chunk(scenarios):
     return rows, [(w.category, str(w.message)) for w in caught]
 
 
-def _run(points, todo, executor, progress, chunk_size, finished):
-    """Run the `todo` points in chunks on `executor` (a local pool if None); `finished(members, rows)` each."""
+def _run(points, todo, executor, workers, progress, chunk_size, finished):
+    """Run the `todo` points in chunks on `executor` (None: a pool of `workers` processes).
+
+    ``finished(members, rows)`` receives each chunk's indices and result rows.
+    """
     from tqdm.auto import tqdm
 
-    chunks = list(_chunks(points, todo, _slots(executor), chunk_size))
+    chunks = list(_chunks(points, todo, _slots(executor) if executor else workers, chunk_size))
     if not chunks:
         return
     pool = executor or concurrent.futures.ProcessPoolExecutor(
-        max_workers=min(_slots(None), len(chunks)), mp_context=multiprocessing.get_context("spawn"),
+        max_workers=min(workers, len(chunks)), mp_context=multiprocessing.get_context("spawn"),
         initializer=_ignore_interrupts)
     futures = {}
     complete = False
