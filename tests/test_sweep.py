@@ -69,24 +69,31 @@ def test_default_pool_runs_a_chunk_as_simulate_batches_it():
 
 
 def test_chunks_hold_one_shape_and_share_the_work():
+    def sizes(points, slots, chunk_size=None):
+        chunks = sweep_module._chunks(points, range(len(points)), slots, chunk_size)
+        assert all(len({points[i].n_flows for i in c}) == 1 for c in chunks)  # one shape each
+        assert sorted(i for c in chunks for i in c) == list(range(len(points)))
+        return [len(c) for c in chunks]
+
     small = [dataclasses.replace(BASE, n_flows=20, seed=i) for i in range(64)]
     other = [dataclasses.replace(BASE, n_flows=21, seed=i) for i in range(3)]
-    points = small + other
-    chunks = list(sweep_module._chunks(points, range(len(points)), 2, None))
-    # 64 of one shape on 2 workers: two chunks each (16 scenarios, 320 flows, far below CHUNK_FLOWS)
-    assert [len(c) for c in chunks] == [16, 16, 16, 16, 1, 1, 1]
-    assert all(len({points[i].n_flows for i in c}) == 1 for c in chunks)
-    # Large scenarios: about CHUNK_FLOWS flows per chunk, at least one scenario.
+    # Two shapes for two workers: a chunk each, the largest first.
+    assert sizes(small + other, 2) == [64, 3]
+    # One shape: halved until every worker has a chunk.
+    assert sizes(small, 2) == [32, 32]
+    assert sizes(small + other, 8) == [16] + [8] * 6 + [3]
+    # Large scenarios: at most CHUNK_FLOWS flows per chunk, at least one scenario.
     big = [dataclasses.replace(BASE, n_flows=4000, seed=i) for i in range(40)]
-    assert [len(c) for c in sweep_module._chunks(big, range(40), 2, None)] == [2] * 20
-    huge = [dataclasses.replace(BASE, n_flows=30_000, seed=i) for i in range(3)]
-    assert [len(c) for c in sweep_module._chunks(huge, range(3), 2, None)] == [1, 1, 1]
-    assert [len(c) for c in sweep_module._chunks(points, range(67), 2, 10)] == [10] * 6 + [4, 3]
+    assert sizes(big, 2) == [8] * 5
+    huge = [dataclasses.replace(BASE, n_flows=40_000, seed=i) for i in range(3)]
+    assert sizes(huge, 8) == [1, 1, 1]
+    assert sizes(small + other, 2, chunk_size=10) == [10] * 6 + [4, 3]
 
 
 def test_identical_points_run_once():
     table, chunks = run(grid() + grid()[:1], seeds=[1, 1])
     assert len(table) == 3 and sum(len(c) for c in chunks) == 3
+    assert table["queue.max_p"].tolist() == [0.02, 0.1, 0.5]  # in the order first given
 
 
 @pytest.mark.parametrize("kwargs,match", [
@@ -434,30 +441,56 @@ def assert_whole_and_right(grid, out):
             assert float(by_flows[scenario.n_flows][header.index(name)]) == getattr(result, name), name
 
 
+def pool_worker(pid):
+    """The pid of the (one) worker process of the sweep running as process `pid`."""
+    import psutil  # comes with distributed
+
+    workers = [p.pid for p in psutil.Process(pid).children()
+               if "spawn_main" in " ".join(p.cmdline()) and "resource_tracker" not in " ".join(p.cmdline())]
+    assert len(workers) == 1, workers
+    return workers[0]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
-def test_a_killed_or_interrupted_sweep_finishes_when_run_again(tmp_path, signum):
+@pytest.mark.parametrize("fault", ["SIGKILL", "SIGINT", "worker"])
+def test_a_killed_or_interrupted_sweep_finishes_when_run_again(tmp_path, fault):
     grid, out = tmp_path / "grid.toml", tmp_path / "results.csv"
     grid.write_text(SLOW_GRID)
     sweep = start_sweep(grid, out)
     try:
         held = wait_for_rows(out, 2, timeout=60)
-        os.killpg(sweep.pid, signum)  # the whole group, as a crash of the machine or Ctrl-C at a terminal
+        if fault == "worker":  # as the OOM killer would
+            os.kill(pool_worker(sweep.pid), signal.SIGKILL)
+        else:  # the whole group, as a crash of the machine or Ctrl-C at a terminal
+            os.killpg(sweep.pid, getattr(signal, fault))
         _, err = sweep.communicate(timeout=60)
     finally:
         if sweep.poll() is None:
             os.killpg(sweep.pid, signal.SIGKILL)
     assert held < 8
-    if signum == signal.SIGINT:
-        assert sweep.returncode == 130
-        assert err == f"tcpmodels sweep: interrupted; the finished rows are in {out}: run the same command " \
-                      "again to finish the rest\n"
+    again = "the finished rows are in {}: run the same command again to finish the rest\n".format(out)
+    if fault == "SIGINT":
+        assert sweep.returncode == 130 and err == f"tcpmodels sweep: interrupted; {again}"
+    elif fault == "worker":
+        assert sweep.returncode == 1 and err.startswith("tcpmodels sweep: stopped: BrokenProcessPool: ")
+        assert err.endswith(again) and err.count("\n") == 1
     else:
         assert sweep.returncode == -signal.SIGKILL
         with open(out, "a") as handle:  # what a crash in mid-write leaves: a torn last line
             handle.write("3f2a,10,1000000.0,0.05,57")
     before = len(read_csv(out.read_text())[1])
-    again = start_sweep(grid, out)
-    assert again.wait(timeout=120) == 0
     assert 0 < before < 8
+    assert start_sweep(grid, out).wait(timeout=120) == 0
     assert_whole_and_right(grid, out)
+
+
+def test_the_grid_in_docs_sweep_md_loads(tmp_path):
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parents[1] / "docs" / "sweep.md").read_text()
+    path = tmp_path / "grid.toml"
+    path.write_text(re.search(r"```toml\n(.*?)```", text, re.DOTALL).group(1))
+    scenarios, seeds = sweep_cli.load_grid(path)
+    assert [(s.n_flows, s.queue.max_p) for s in scenarios] == [(n, p) for n in (50, 100, 200) for p in (0.02, 0.1)]
+    assert seeds == [1, 2, 3]
