@@ -274,7 +274,7 @@ def test_a_lost_dask_worker_costs_only_its_unfinished_chunks(tmp_path):
 
     # Eight scenarios of ~0.4 s each, one per chunk, on two worker processes; one is killed
     # (SIGKILL, as the OOM killer would) once the first row is in: Dask re-runs its chunk elsewhere.
-    points = [dataclasses.replace(BASE, n_flows=20, duration=300.0, seed=i) for i in range(8)]
+    points = [dataclasses.replace(BASE, n_flows=20, duration=100.0, seed=i) for i in range(8)]
     out = tmp_path / "results.csv"
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster, timeout=60) as client:
