@@ -494,3 +494,20 @@ def test_the_grid_in_docs_sweep_md_loads(tmp_path):
     scenarios, seeds = sweep_cli.load_grid(path)
     assert [(s.n_flows, s.queue.max_p) for s in scenarios] == [(n, p) for n in (50, 100, 200) for p in (0.02, 0.1)]
     assert seeds == [1, 2, 3]
+
+
+def test_keys_name_the_scenario_and_seed_the_same_way_in_every_process():
+    import subprocess
+    import sys
+
+    params = sweep_module._parameters(BASE)
+    key = sweep_module._key(params)
+    assert sweep_module._key(dict(reversed(params.items()))) == key
+    assert sweep_module._key(sweep_module._parameters(dataclasses.replace(BASE, seed=1))) != key
+    assert sweep_module._key(sweep_module._parameters(dataclasses.replace(BASE, rtt=0.050000001))) != key
+    code = ("import importlib; from tcpmodels import sim; m = importlib.import_module('tcpmodels.sim.sweep'); "
+            "print(m._key(m._parameters(sim.Scenario(n_flows=5, bandwidth=1e6, rtt=0.05, duration=8.0, "
+            "warmup=2.0, start_spread=1.0))))")
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": "12345"})
+    assert other.stdout.strip() == key
