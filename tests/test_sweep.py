@@ -421,13 +421,18 @@ SLOW_GRID = GRID.replace("n_flows = [5, 6]", "n_flows = [10, 11, 12, 13, 14, 15,
     '"queue.max_p" = [0.02, 0.5]', "").replace("seeds = [1, 2]", "").replace('duration = "8s"', 'duration = "100s"')
 
 
-def start_sweep(grid, out):
+def start_sweep(grid, out, file_limit=None):
+    """``tcpmodels sweep GRID --out OUT --workers 1`` in its own process group (files capped at `file_limit`)."""
+    import resource
     import subprocess
     import sys
 
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
+
     return subprocess.Popen([sys.executable, "-m", "tcpmodels", "sweep", str(grid), "--out", str(out),
                              "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=limit if file_limit else None)
 
 
 def assert_whole_and_right(grid, out):
@@ -480,6 +485,22 @@ def test_a_killed_or_interrupted_sweep_finishes_when_run_again(tmp_path, fault):
             handle.write("3f2a,10,1000000.0,0.05,57")
     before = len(read_csv(out.read_text())[1])
     assert 0 < before < 8
+    assert start_sweep(grid, out).wait(timeout=120) == 0
+    assert_whole_and_right(grid, out)
+
+
+@pytest.mark.slow
+def test_a_sweep_that_fills_the_disk_keeps_whole_rows_and_finishes_when_run_again(tmp_path):
+    # A file-size limit (RLIMIT_FSIZE; Python ignores SIGXFSZ, so writes past it fail with EFBIG)
+    # stands in for a full disk: the header and two or three rows fit, the next row is cut mid-write.
+    grid, out = tmp_path / "grid.toml", tmp_path / "results.csv"
+    grid.write_text(SLOW_GRID)
+    full = start_sweep(grid, out, file_limit=2000)
+    _, err = full.communicate(timeout=120)
+    assert full.returncode == 1 and err.count("\n") == 1
+    assert "results.csv: cannot write the results (File too large); the rows before are kept" in err
+    text = out.read_text()
+    assert text.endswith("\n") and 0 < len(read_csv(text)[1]) < 8 and len(text) <= 2000
     assert start_sweep(grid, out).wait(timeout=120) == 0
     assert_whole_and_right(grid, out)
 

@@ -335,19 +335,25 @@ def _run(points, todo, executor, workers, progress, chunk_size, finished):
                 bar.update(len(rows))
         complete = True
     finally:
-        for future in futures:
-            future.cancel()
         if executor is None:
             _stop(pool, complete)
+        else:
+            for future in futures:
+                future.cancel()
 
 
 def _stop(pool, complete):
-    """Shut our own pool down; after an error or Ctrl-C, end its running chunks at once."""
+    """Shut our own pool down; after an error or Ctrl-C, end its running chunks at once.
+
+    Killing the workers breaks the pool, which fails the chunks left; they are
+    not cancelled first, as Python 3.11's pool then raises in its own thread
+    (setting the error of a cancelled future) and prints a traceback.
+    """
     if not complete:
         # ProcessPoolExecutor has no public way to stop running work before Python 3.14.
         for process in list((pool._processes or {}).values()):
             process.kill()
-    pool.shutdown(wait=complete, cancel_futures=True)
+    pool.shutdown(wait=True)
 
 
 def _csv_line(values):
