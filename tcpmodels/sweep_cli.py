@@ -73,6 +73,8 @@ def load_grid(path):
         raise ValueError(f"{path}: not valid TOML: {error}") from None
     grid = _flat(table.pop("sweep", None), path)
     seeds = grid.pop("seeds", None)
+    if seeds is not None and "seed" in grid:
+        raise ValueError(f"{path}: [sweep] seeds: sweep seed or give seeds, not both")
     if seeds is not None and not (isinstance(seeds, list) and seeds
                                   and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds)):
         raise ValueError(f"{path}: [sweep] seeds: expected a list of whole numbers >= 0, got {seeds!r}")

@@ -379,6 +379,7 @@ def test_sweep_command_on_a_dask_scheduler(tmp_path, capsys):
     (("n_flows = [5, 6]", "n_flows = 5"), "grid.toml: [sweep] n_flows: expected a non-empty list"),
     (("n_flows = [5, 6]", "n_flows = []"), "grid.toml: [sweep] n_flows: expected a non-empty list"),
     (("seeds = [1, 2]", "seeds = [-1]"), "grid.toml: [sweep] seeds: expected a list of whole numbers"),
+    (("seeds = [1, 2]", "seeds = [1, 2]\nseed = [3]"), "grid.toml: [sweep] seeds: sweep seed or give seeds"),
     (('"queue.max_p"', '"link.max_p"'), "grid.toml: [sweep] link.max_p: only queue and sender fields are dotted"),
     (("[sweep]", "[sweeps]"), "grid.toml: expected a [sweep] table"),
     (("[sweep]", "[sweep"), "grid.toml: not valid TOML"),
