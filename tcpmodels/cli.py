@@ -16,7 +16,7 @@ import re
 import sys
 import warnings
 
-from . import __version__, calculator, units
+from . import __version__, calculator, hstcp, sweep_cli, units
 from ._checks import TCPModelsWarning
 from .solve import ConvergenceError
 
@@ -179,7 +179,7 @@ def build_parser():
     span.add_argument("--loss", metavar="LOW:HIGH",
                       help="loss rates, fractions in (0, 1), e.g. 1e-7:1e-3 or one value")
     p.add_argument("--points", default="10", metavar="N", help="rows, log-spaced (default: 10)")
-    p.add_argument("--kind", default="formula", choices=calculator.hstcp.KINDS,
+    p.add_argument("--kind", default="formula", choices=hstcp.KINDS,
                    help="form of a(w), b(w): the RFC's formula, monotone (a >= 1), the RFC's "
                         "Appendix B table, or Linux's table (default: formula)")
     _json_option(p)
@@ -191,6 +191,7 @@ def build_parser():
     p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
     p.add_argument("--plot", metavar="PNG", help="also write queue and drop rate over time to this PNG")
     _json_option(p)
+    sweep_cli.add_parser(commands)
     return parser
 
 
@@ -465,7 +466,7 @@ def _run_simulate(args):
 
 
 _COMMANDS = {"example": _run_example, "red": _run_red, "fpq": _run_fpq, "droptail": _run_droptail,
-             "hstcp": _run_hstcp, "simulate": _run_simulate}
+             "hstcp": _run_hstcp, "simulate": _run_simulate, "sweep": sweep_cli.run}
 
 
 def _glue_negatives(argv):

@@ -1,0 +1,206 @@
+"""Prediction tables: RED's equilibrium across flow counts with a status per row, HighSpeed TCP's laws.
+
+Every number comes from the model modules (:func:`tcpmodels.red.equilibrium`,
+:mod:`tcpmodels.hstcp`); what is here is choosing the rows and classifying
+each RED row by the first way the setting breaks at that load.
+"""
+
+import dataclasses
+
+import numpy as np
+
+from .. import _checks, hstcp, red, tcp
+from .._results import Result
+
+__all__ = ["DEFAULT_MODEL", "MODELS", "DEFAULT_SENDER", "SENDERS", "SWEEP_FACTORS", "MAX_LOSS",
+           "MAX_QUEUE_PER_FLOW", "Prediction", "HSTCPRow", "HSTCPTable", "predict", "hstcp_table"]
+#: the most accurate against packet-level measurements), and the choices.
+DEFAULT_MODEL = "P3"
+MODELS = red.MODELS
+#: TCP sender the P3 predictions assume, and the choices.
+DEFAULT_SENDER = "newreno"
+SENDERS = tuple(tcp.TIMEOUT_SPACING)
+#: Multiples of the design flow count in the "where does it break" table: N/4 ... 4N.
+SWEEP_FACTORS = tuple(2.0 ** np.linspace(-2.0, 2.0, 9))
+#: tc's hard ``limit`` as a multiple of ``max``: tc-red(8) asks for "a few times max".
+#: Loss above which a flow's effective window drops under 4 packets, so fast
+#: retransmit fails and time-outs take over (Morris 1999, section 5.3.4: "less than 3%").
+MAX_LOSS = 0.03
+#: Queue per flow [packets] above which RED buffers more than TCP needs: twice FPQ's 5 (section 7.1).
+MAX_QUEUE_PER_FLOW = 10.0
+#: Smallest FPQ counting interval recommended [s] (Morris 1999, sections 6.4-6.5 use 4 s).
+
+# Statuses of a prediction row, most serious first.
+_FORCED = "forced drops"
+_TIMEOUTS = "time-outs"
+_EXCESS = "excess queue"
+_IDLE = "idle link"
+_OK = "ok"
+
+
+@dataclasses.dataclass(frozen=True)
+class Prediction(Result):
+    """Predicted RED equilibrium for one flow count.
+
+    Attributes
+    ----------
+    n_flows : int
+        Number of long-lived flows.
+    loss_rate : float
+        Drop rate at the router (fraction of packets).
+    queue : float
+        Average queue [packets].
+    delay : float
+        Average queueing delay, queue / capacity [s].
+    queue_per_flow : float
+        Average queue per flow [packets].
+    timeouts_per_packet : float
+        Retransmission time-outs per packet sent.
+    timeout_fraction : float
+        Fraction of time a flow spends in time-out.
+    window : float
+        Average congestion window [packets].
+    status : str
+        ``"ok"``, or the first way the setting breaks at this load:
+        ``"forced drops"`` (average queue at max_th), ``"time-outs"`` (loss above
+        :data:`MAX_LOSS`), ``"excess queue"`` (more than :data:`MAX_QUEUE_PER_FLOW`
+        packets queued per flow) or ``"idle link"`` (average queue below min_th).
+    """
+
+    n_flows: int
+    loss_rate: float
+    queue: float
+    delay: float
+    queue_per_flow: float
+    timeouts_per_packet: float
+    timeout_fraction: float
+    window: float
+    status: str
+
+
+
+@dataclasses.dataclass(frozen=True)
+class HSTCPRow(Result):
+    """HighSpeed TCP's laws at one window (RFC 3649).
+
+    Attributes
+    ----------
+    window : float
+        Average congestion window [packets].
+    loss_rate : float
+        Loss rate of the response function at that window
+        (:func:`tcpmodels.hstcp.loss_rate`: Standard TCP's below ~38 packets).
+    a : float
+        Increase per RTT a(w) [packets].
+    b : float
+        Decrease factor b(w): on a congestion event w <- (1 - b) w.
+    """
+
+    window: float
+    loss_rate: float
+    a: float
+    b: float
+
+
+@dataclasses.dataclass(frozen=True)
+class HSTCPTable(Result):
+    """HighSpeed TCP's a(w), b(w) and response function over a window or loss range.
+
+    Attributes
+    ----------
+    kind : str
+        Form of a(w) and b(w) (:data:`tcpmodels.hstcp.KINDS`).
+    rows : tuple of HSTCPRow
+    """
+
+    kind: str
+    rows: tuple
+
+
+
+def _status(loss_rate, queue, queue_per_flow, saturated, min_th):
+    """Classify each prediction row (most serious reason first)."""
+    return np.select(
+        [saturated, loss_rate > MAX_LOSS, queue_per_flow > MAX_QUEUE_PER_FLOW, queue < min_th],
+        [_FORCED, _TIMEOUTS, _EXCESS, _IDLE], default=_OK)
+
+
+def predict(lk, n_flows, min_th, max_th, max_p, *, model=DEFAULT_MODEL, rto=1.0, sender=DEFAULT_SENDER):
+    """Predict RED's equilibrium on a link for one or more flow counts.
+
+    Parameters
+    ----------
+    lk : Link
+        The link.
+    n_flows : int or array_like of int
+        Flow counts.
+    min_th, max_th : float
+        RED thresholds [packets].
+    max_p : float
+        RED drop probability at max_th.
+    model : str, optional
+        Model of :func:`tcpmodels.red.equilibrium`.
+    rto : float, optional
+        Length of one retransmission time-out [s].
+    sender : {"newreno", "reno", "tahoe"}, optional
+        TCP sender whose time-out behaviour the P3 model uses.
+
+    Returns
+    -------
+    tuple of Prediction
+        One per flow count, in order.
+    """
+    n = np.atleast_1d(np.asarray(n_flows))
+    eq = red.equilibrium(n, max_th, max_p, model=model, rtt=lk.rtt, capacity=lk.capacity,
+                         rto=rto, min_th=min_th, sender=sender)
+    loss, queue = np.broadcast_arrays(eq.loss_rate, eq.queue)
+    per_flow = queue / n
+    status = _status(loss, queue, per_flow, np.broadcast_to(eq.saturated, n.shape), min_th)
+    columns = np.broadcast_arrays(loss, queue, queue / lk.capacity, per_flow, eq.timeouts_per_packet,
+                                  eq.timeout_fraction, eq.window)
+    return tuple(Prediction(int(n[i]), *(float(c[i]) for c in columns), str(status[i]))
+                 for i in range(n.size))
+
+
+
+def hstcp_table(window=None, loss_rate=None, *, points=10, kind="formula"):
+    """HighSpeed TCP's response function and a(w), b(w) at windows spread over a range.
+
+    Give at most one of `window` or `loss_rate`; the default is RFC 3649's
+    design range, windows 38 to 83000 packets.
+
+    Parameters
+    ----------
+    window : tuple of float, optional
+        ``(low, high)`` average windows [packets].
+    loss_rate : tuple of float, optional
+        ``(low, high)`` loss rates; the windows are the response function's.
+    points : int, optional
+        Rows, spaced evenly on a log scale (1 when low == high).
+    kind : {"formula", "monotone", "table", "linux"}, optional
+        Form of a(w) and b(w) (:mod:`tcpmodels.hstcp`).
+
+    Returns
+    -------
+    HSTCPTable
+
+    Examples
+    --------
+    >>> t = hstcp_table(window=(38, 83000), points=2)
+    >>> [(r.window, round(r.a), round(r.b, 3)) for r in t.rows]   # RFC 3649, Sec. 5 end points
+    [(38.0, 1, 0.5), (83000.0, 71, 0.1)]
+    """
+    if window is not None and loss_rate is not None:
+        raise ValueError("give at most one of window and loss_rate")
+    count = int(_checks.whole("points", points))
+    if loss_rate is not None:
+        lo, hi = sorted(float(x) for x in _checks.in_range("loss_rate", loss_rate, 0, 1, low_open=True))
+        windows = np.atleast_1d(hstcp.window(np.geomspace(hi, lo, count if lo < hi else 1)))
+    else:
+        lo, hi = (hstcp.LOW_WINDOW, hstcp.HIGH_WINDOW) if window is None else window
+        windows = np.geomspace(float(lo), float(hi), count if lo < hi else 1)
+    columns = (windows, hstcp.loss_rate(windows), hstcp.a(windows, kind=kind), hstcp.b(windows, kind=kind))
+    rows = tuple(HSTCPRow(*(float(c[i]) for c in columns)) for i in range(windows.size))
+    return HSTCPTable(kind, rows)
+
+

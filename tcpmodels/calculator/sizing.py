@@ -1,0 +1,478 @@
+"""Sizing: RED, FPQ and drop-tail settings for a link and flow count, and the worked example.
+
+Chooses inputs for the models (Morris 1999, section 5.3.4 for RED, Fig. 6.1-6.4
+for FPQ, Eq. 5.6-5.7 for drop-tail), rounds them to settable values and joins
+the predictions (:mod:`.predictions`) and renderings (:mod:`.tc`, :mod:`.ns3`).
+
+References
+----------
+R. Morris, "Scalable TCP Congestion Control", PhD thesis, Harvard, 1999.
+G. Appenzeller, I. Keslassy, N. McKeown, "Sizing router buffers", SIGCOMM 2004.
+"""
+
+import dataclasses
+import math
+import warnings
+
+import numpy as np
+
+from .. import _checks, droptail, fpq, red
+from .._results import Result
+from .link import DEFAULT_MIN_TH, DEFAULT_PACKET_SIZE, Link, link
+from .ns3 import Ns3Red, ns3_red
+from .predictions import _OK, DEFAULT_MODEL, DEFAULT_SENDER, SWEEP_FACTORS, Prediction, predict
+from .tc import TcRed, tc_red
+
+__all__ = ["T_CLEAR_MIN", "BITS_PER_FLOW", "REDSetting", "FPQRow", "FPQSetting", "BufferRule",
+           "DropTailSizing", "Example", "red_setting", "fpq_setting", "droptail_sizing", "example"]
+T_CLEAR_MIN = 4.0
+#: Bit-vector bits per flow: with v_max >= 5 f the raw count of ones is within 10 % of f (section 6.1).
+BITS_PER_FLOW = 5
+
+
+_LIMITATIONS_RED = (
+    "tc's RED has no gentle mode: once the average queue reaches max it drops every packet "
+    "(the ns-3 lines set Gentle=false to match).",
+    "FPQ needs a live flow count, which tc does not keep: a fixed tc line is right only near "
+    "the flow count it was computed for (see `tcpmodels fpq`).",
+)
+
+
+
+@dataclasses.dataclass(frozen=True)
+class REDSetting(Result):
+    """A RED setting for a link and flow count, its predicted behaviour and its renderings.
+
+    Attributes
+    ----------
+    link : Link
+    n_flows : int
+        Design flow count.
+    rule : str
+        ``"target-loss"`` (Morris section 5.3.4: max_th = 3/2 n pif(l, r),
+        max_p = 3/4 l) or ``"fixed-buffer"`` (max_th = buffer,
+        max_p = 0.81 n^2 / max_th^2).
+    target_loss : float or None
+        Target loss rate for the target-loss rule.
+    min_th, max_th : float
+        Thresholds [packets]; max_th rounded up to a whole packet.
+    max_p : float
+        Drop probability at max_th.
+    model : str
+        Equilibrium model of :func:`tcpmodels.red.equilibrium` used for the predictions.
+    sender : str
+        TCP sender the predictions assume.
+    prediction : Prediction
+        At the design flow count.
+    sweep : tuple of Prediction
+        At :data:`SWEEP_FACTORS` times the design flow count.
+    ok_range : tuple of int or None
+        Smallest and largest flow count in `sweep` whose status is ``"ok"``
+        (None when none is).
+    tc : TcRed
+    ns3 : Ns3Red
+    limitations : tuple of str
+        What of the thesis' model tc cannot express.
+    """
+
+    link: Link
+    n_flows: int
+    rule: str
+    target_loss: object
+    min_th: float
+    max_th: float
+    max_p: float
+    model: str
+    sender: str
+    prediction: Prediction
+    sweep: tuple
+    ok_range: object
+    tc: TcRed
+    ns3: Ns3Red
+    limitations: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class FPQRow(Result):
+    """FPQ targets (Fig. 6.2) and RED settings (Fig. 6.4) at one flow count.
+
+    Attributes
+    ----------
+    n_flows : int
+    queue : float
+        Target queue [packets].
+    loss_rate : float
+        Target loss rate.
+    min_th, max_th, max_p : float
+        RED settings FPQ applies (min_th [packets], max_th = 2 queue [packets], max_p = loss).
+    delay : float
+        Queueing delay at the target queue [s].
+    queue_per_flow : float
+        [packets].
+    """
+
+    n_flows: int
+    queue: float
+    loss_rate: float
+    min_th: float
+    max_th: float
+    max_p: float
+    delay: float
+    queue_per_flow: float
+
+
+@dataclasses.dataclass(frozen=True)
+class FPQSetting(Result):
+    """FPQ configuration for flow counts up to a maximum.
+
+    Attributes
+    ----------
+    link : Link
+    max_flows : int
+        Largest flow count the router must support.
+    ppf : float
+        Target packets per flow.
+    max_loss : float
+        Target loss rate cap.
+    bits : int
+        Bit-vector size v_max [bits].
+    t_clear : float
+        Counting interval [s].
+    bit_vector_bytes : int
+        Memory for the bit vector [bytes].
+    buffer : int
+        Queue memory needed: max_th at ``max_flows`` [packets].
+    buffer_bytes : int
+        The same [bytes].
+    rows : tuple of FPQRow
+        Targets at flow counts 1, 2, 5, 10, ... up to ``max_flows``.
+    n_flows : int
+        Flow count the fixed tc / ns-3 setting is computed for.
+    tc : TcRed
+    ns3 : Ns3Red
+    limitations : tuple of str
+    """
+
+    link: Link
+    max_flows: int
+    ppf: float
+    max_loss: float
+    bits: int
+    t_clear: float
+    bit_vector_bytes: int
+    buffer: int
+    buffer_bytes: int
+    rows: tuple
+    n_flows: int
+    tc: TcRed
+    ns3: Ns3Red
+    limitations: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class BufferRule(Result):
+    """One drop-tail buffer choice and what it gives N flows.
+
+    Attributes
+    ----------
+    rule : str
+        ``"given"``, ``"target-loss"`` (Eq. 5.6/5.7 solved for the buffer),
+        ``"bdp"`` (one bandwidth-delay product) or ``"bdp/sqrt(n)"``
+        (Appenzeller et al. 2004).
+    buffer : float
+        [packets].
+    buffer_bytes : float
+        [bytes].
+    max_delay : float
+        Queueing delay of a full buffer [s].
+    loss_rate : float
+        Predicted loss for the chosen policy (Eq. 5.6 drop-tail, 5.7 random-drop).
+    queue_per_flow : float
+        Buffer per flow [packets].
+    """
+
+    rule: str
+    buffer: float
+    buffer_bytes: float
+    max_delay: float
+    loss_rate: float
+    queue_per_flow: float
+
+
+@dataclasses.dataclass(frozen=True)
+class DropTailSizing(Result):
+    """Drop-tail (or random-drop) buffers for N flows, three rules side by side.
+
+    Attributes
+    ----------
+    link : Link
+    n_flows : int
+    policy : str
+        ``"droptail"`` or ``"random-drop"``.
+    target_loss : float or None
+    rules : tuple of BufferRule
+        The given or target-loss buffer first, then one BDP, then BDP / sqrt(N).
+    """
+
+    link: Link
+    n_flows: int
+    policy: str
+    target_loss: object
+    rules: tuple
+
+
+
+@dataclasses.dataclass(frozen=True)
+class Example(Result):
+    """The worked example on one link: drop-tail, RED and FPQ for the same flows.
+
+    Attributes
+    ----------
+    droptail : DropTailSizing
+    red : REDSetting
+    fpq : FPQRow
+        FPQ's targets at the same flow count.
+    """
+
+    droptail: DropTailSizing
+    red: REDSetting
+    fpq: FPQRow
+
+
+
+def _renderings(lk, min_th, max_th, max_p, limit, dev):
+    """tc line and matching ns-3 attributes for one RED setting."""
+    tc = tc_red(min_th, max_th, max_p, lk.packet_size, lk.bandwidth, limit=limit, dev=dev)
+    ns3 = ns3_red(min_th, max_th, max_p, tc.weight, lk.packet_size, tc.limit / tc.avpkt)
+    return tc, ns3
+
+
+def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
+                packet_size=DEFAULT_PACKET_SIZE, min_th=DEFAULT_MIN_TH, model=DEFAULT_MODEL,
+                rto=1.0, sender=DEFAULT_SENDER, limit=None, dev="DEV"):
+    """Choose RED parameters for a link and flow count and predict what they do.
+
+    Give exactly one of `loss_rate` (Morris' section 5.3.4 procedure) or
+    `buffer` (the fixed-buffer rule).
+
+    Parameters
+    ----------
+    bandwidth : float
+        Link rate [bit/s].
+    rtt : float
+        Round-trip propagation time [s].
+    n_flows : int
+        Expected number of simultaneously active long-lived flows.
+    loss_rate : float, optional
+        Target loss rate in (0, 1): max_th = 3/2 n pif(l, r), max_p = 3/4 l.
+    buffer : float, optional
+        Fixed max_th [packets] (the memory the router has): max_p = 0.81 n^2 / max_th^2.
+    packet_size : float, optional
+        [bytes].
+    min_th : float, optional
+        [packets].
+    model : str, optional
+        Equilibrium model for the predictions (:func:`tcpmodels.red.equilibrium`).
+    rto : float, optional
+        Length of one retransmission time-out [s].
+    sender : {"newreno", "reno", "tahoe"}, optional
+        TCP sender the predictions assume (P3 only; P1 and P2 are the thesis' Tahoe).
+    limit : float, optional
+        tc hard limit [bytes]; :data:`LIMIT_FACTOR` x max by default.
+    dev : str, optional
+        Interface name for the tc line.
+
+    Returns
+    -------
+    REDSetting
+
+    Raises
+    ------
+    ValueError
+        Neither or both of `loss_rate` and `buffer`; a max_th not above
+        `min_th`; a buffer so small for `n_flows` that the rule asks max_p >= 1.
+    """
+    if (loss_rate is None) == (buffer is None):
+        raise ValueError("give exactly one of loss_rate (target loss) or buffer (fixed max_th)")
+    n = int(_checks.whole("n_flows", n_flows))
+    lk = link(bandwidth, rtt, packet_size)
+    if loss_rate is not None:
+        _checks.in_range("loss_rate", loss_rate, 0, 1, low_open=True, high_open=True)
+        sized = red.size(n, loss_rate, lk.rtt, rto=rto, min_th=min_th)
+        max_th, max_p, rule = math.ceil(sized.max_th), float(sized.max_p), "target-loss"
+        if not max_th > min_th:
+            raise ValueError(f"min_th ({min_th:g} packets) must be below the max_th the rule gives "
+                             f"({max_th} packets)")
+    else:
+        max_th = float(_checks.positive("buffer", buffer))
+        if not max_th > min_th:
+            raise ValueError(f"buffer (max_th, {max_th:g} packets) must be above min_th ({min_th:g} packets)")
+        with warnings.catch_warnings():  # max_p >= 1 becomes the error below, not a warning
+            warnings.simplefilter("ignore", _checks.TCPModelsWarning)
+            max_p, rule = float(red.max_p_for_buffer(n, max_th)), "fixed-buffer"
+        if not max_p < 1:
+            raise ValueError(f"buffer ({max_th:g} packets) is too small for n_flows = {n}: the rule "
+                             f"0.81 N^2/max_th^2 gives max_p = {max_p:.3g} >= 1 (needs more than "
+                             f"{math.ceil(0.9 * n)} packets)")
+    flows = sorted({max(1, int(round(n * f))) for f in SWEEP_FACTORS} | {n})
+    sweep = predict(lk, flows, min_th, max_th, max_p, model=model, rto=rto, sender=sender)
+    tc, ns3 = _renderings(lk, min_th, max_th, max_p, limit, dev)
+    ok = [p.n_flows for p in sweep if p.status == _OK]
+    return REDSetting(lk, n, rule, loss_rate, float(min_th), float(max_th), max_p, model, sender,
+                      sweep[flows.index(n)], sweep, (ok[0], ok[-1]) if ok else None, tc, ns3,
+                      _LIMITATIONS_RED)
+
+
+def _flow_grid(max_flows):
+    """1, 2, 5, 10, 20, 50, ... below `max_flows`, then `max_flows` itself."""
+    grid = [m * 10**e for e in range(int(math.log10(max_flows)) + 1) for m in (1, 2, 5)]
+    return [f for f in grid if f < max_flows] + [max_flows]
+
+
+def fpq_setting(bandwidth, rtt, max_flows, *, packet_size=DEFAULT_PACKET_SIZE, ppf=5.0, max_loss=0.016,
+                n_flows=None, bits=None, t_clear=None, min_th=DEFAULT_MIN_TH, limit=None, dev="DEV"):
+    """FPQ targets and RED settings for flow counts up to `max_flows`, and how to count them.
+
+    Parameters
+    ----------
+    bandwidth : float
+        Link rate [bit/s].
+    rtt : float
+        Round-trip propagation time [s].
+    max_flows : int
+        Most flows the router must support.
+    packet_size : float, optional
+        [bytes].
+    ppf : float, optional
+        Target packets per flow (Morris 1999 uses 5, section 7.1).
+    max_loss : float, optional
+        Cap on the target loss rate (1.6 %, Fig. 6.2).
+    n_flows : int, optional
+        Flow count for the fixed tc / ns-3 rendering; `max_flows` by default.
+    bits : int, optional
+        Bit-vector size; :data:`BITS_PER_FLOW` x `max_flows` by default.
+    t_clear : float, optional
+        Counting interval [s]; by default the larger of :data:`T_CLEAR_MIN` and
+        twice the longest RTT (propagation plus queueing at `max_flows`):
+        section 6.1 asks for more than the longest RTT, section 6.5 for "more
+        than a few seconds".
+    min_th : float, optional
+        [packets].
+    limit : float, optional
+        tc hard limit [bytes].
+    dev : str, optional
+        Interface name for the tc line.
+
+    Returns
+    -------
+    FPQSetting
+    """
+    top = int(_checks.whole("max_flows", max_flows))
+    design = top if n_flows is None else int(_checks.whole("n_flows", n_flows))
+    if design > top:
+        raise ValueError(f"n_flows ({design}) must not exceed max_flows ({top})")
+    lk = link(bandwidth, rtt, packet_size)
+    grid = sorted(set(_flow_grid(top)) | {design})
+    params = fpq.red_params(np.asarray(grid), lk.bdp, ppf=ppf, max_loss=max_loss, min_th=min_th)
+    queue, loss, max_th, max_p = np.broadcast_arrays(params.queue, params.loss_rate, params.max_th,
+                                                     params.max_p)
+    rows = tuple(FPQRow(f, float(queue[i]), float(loss[i]), float(min_th), float(max_th[i]),
+                        float(max_p[i]), float(queue[i] / lk.capacity), float(queue[i] / f))
+                 for i, f in enumerate(grid))
+    v_max = int(_checks.whole("bits", bits)) if bits is not None else BITS_PER_FLOW * top
+    top_row, design_row = rows[-1], rows[grid.index(design)]
+    if t_clear is None:
+        t_clear = max(T_CLEAR_MIN, 2.0 * (lk.rtt + top_row.delay))
+    t_clear = float(_checks.positive("t_clear", t_clear))
+    buffer = math.ceil(top_row.max_th)
+    tc, ns3 = _renderings(lk, min_th, math.ceil(design_row.max_th), design_row.max_p, limit, dev)
+    return FPQSetting(lk, top, float(ppf), float(max_loss), v_max, t_clear, math.ceil(v_max / 8),
+                      buffer, int(buffer * round(lk.packet_size)), rows, design, tc, ns3,
+                      _LIMITATIONS_RED[:1] + (
+                          "FPQ needs a live flow count, which tc does not keep: the tc and ns-3 lines "
+                          f"freeze FPQ's setting at {design} flows; at other counts use the table.",))
+
+
+def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
+                    packet_size=DEFAULT_PACKET_SIZE, policy="droptail"):
+    """Drop-tail buffer for N flows by Morris' Eq. 5.6/5.7 beside the two classic rules.
+
+    Give exactly one of `loss_rate` (solve for the buffer) or `buffer`
+    (predict the loss).  The packets on the wire (one BDP) count as storage
+    beside the buffer (``droptail.loss_rate(..., bdp=)``, the thesis' Eq. 8.1),
+    so on a long path a smaller buffer gives the same loss.
+
+    Parameters
+    ----------
+    bandwidth : float
+        Link rate [bit/s].
+    rtt : float
+        Round-trip propagation time [s].
+    n_flows : int
+        Number of long-lived flows.
+    loss_rate : float, optional
+        Target loss rate in (0, 1).
+    buffer : float, optional
+        Buffer [packets].
+    packet_size : float, optional
+        [bytes].
+    policy : {"droptail", "random-drop"}, optional
+        Which equation predicts loss: Eq. 5.6 (drop-tail) or Eq. 5.7 (random-drop).
+
+    Returns
+    -------
+    DropTailSizing
+        Rules: the given or target-loss buffer, one BDP (the rule of thumb),
+        BDP / sqrt(N) (Appenzeller, Keslassy & McKeown 2004).
+    """
+    if (loss_rate is None) == (buffer is None):
+        raise ValueError("give exactly one of loss_rate (target loss) or buffer")
+    policy = _checks.choice("policy", policy, ("droptail", "random-drop"))
+    n = int(_checks.whole("n_flows", n_flows))
+    lk = link(bandwidth, rtt, packet_size)
+    if loss_rate is not None:
+        _checks.in_range("loss_rate", loss_rate, 0, 1, low_open=True, high_open=True)
+        # Eq. 5.6/5.7 give the flows' total storage; the wire holds one BDP of it.
+        first = max(float(droptail.queue(n, loss_rate, policy=policy)) - lk.bdp, 0.0)
+        name = "target-loss"
+    else:
+        first, name = float(_checks.positive("buffer", buffer)), "given"
+    names = (name, "bdp", "bdp/sqrt(n)")
+    sizes = np.array([first, lk.bdp, lk.bdp / math.sqrt(n)])
+    loss = np.broadcast_to(droptail.loss_rate(n, sizes, policy=policy, bdp=lk.bdp), sizes.shape)
+    rules = tuple(BufferRule(r, float(b), float(b * lk.packet_size), float(b / lk.capacity), float(p),
+                             float(b / n)) for r, b, p in zip(names, sizes, loss, strict=True))
+    return DropTailSizing(lk, n, policy, loss_rate, rules)
+
+
+
+def example(bandwidth=10e6, rtt=0.1, n_flows=300, loss_rate=0.02, packet_size=DEFAULT_PACKET_SIZE):
+    """The worked example: drop-tail, RED and FPQ for the same link and flows.
+
+    Defaults are the thesis' standard link (Morris 1999, Fig. 3.2): 10 Mbit/s,
+    100 ms, 576-byte packets, and 300 flows (section 5.3.5's 300 modem flows).
+
+    Parameters
+    ----------
+    bandwidth : float, optional
+        [bit/s].
+    rtt : float, optional
+        [s].
+    n_flows : int, optional
+    loss_rate : float, optional
+        Target loss rate for RED and drop-tail.
+    packet_size : float, optional
+        [bytes].
+
+    Returns
+    -------
+    Example
+    """
+    with warnings.catch_warnings():  # the example's text says where the classic buffers leave Eq. 5.6
+        warnings.simplefilter("ignore", _checks.TCPModelsWarning)
+        dt = droptail_sizing(bandwidth, rtt, n_flows, loss_rate=loss_rate, packet_size=packet_size)
+    rs = red_setting(bandwidth, rtt, n_flows, loss_rate=loss_rate, packet_size=packet_size)
+    fq = fpq_setting(bandwidth, rtt, n_flows, packet_size=packet_size)
+    return Example(dt, rs, fq.rows[-1])
+
+
