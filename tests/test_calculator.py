@@ -7,10 +7,11 @@ import pathlib
 import numpy as np
 import pytest
 
-from tcpmodels import TCPModelsWarning, calculator, droptail, fpq, hstcp, red, sim, tcp, units
+from tcpmodels import TCPModelsWarning, calculator, droptail, fpq, hstcp, red, scenario_file, sim, tcp, units
+from tcpmodels.calculator import kernel
 
-STANDARD = dict(bandwidth=10e6, rtt=0.1)  # Morris (1999), Fig. 3.2, with 576-byte packets
-EXAMPLES = pathlib.Path(__file__).parents[1] / "examples"
+STANDARD = dict(bandwidth=10e6, rtt=0.1, packet_size=576)  # Morris (1999), Fig. 3.2
+EXAMPLES = pathlib.Path(__file__).parents[1] / "tcpmodels" / "examples"
 
 
 @pytest.fixture(scope="module")
@@ -20,28 +21,27 @@ def standard_red():
 
 # ----------------------------------------------------------------------------- tc rendering
 
-def test_tc_ewma_log_matches_tc_red_man_page_example():
+def test_tc_red_eval_ewma_matches_tc_red_man_page_example():
     # tc-red(8): min 30000 max 90000 avpkt 1000 burst 55.  a = 55 + 1 - 30 = 26;
     # W = 2^-5: (1 - (1 - W)^55) / W = 26.4 >= 26, W = 2^-4 gives 15.5 < 26.
-    assert calculator.tc_ewma_log(30000, 55, 1000) == 5
+    assert kernel.tc_red_eval_ewma(30000, 55, 1000) == 5
 
 
 @pytest.mark.parametrize("min_bytes, burst, avpkt", [(2880, 170, 576), (2880, 722, 576), (30000, 55, 1000),
                                                      (1500, 2, 1500)])
-def test_tc_ewma_log_is_the_smallest_that_meets_the_burst_condition(min_bytes, burst, avpkt):
+def test_tc_red_eval_ewma_is_the_smallest_that_meets_the_burst_condition(min_bytes, burst, avpkt):
     # iproute2 tc_red_eval_ewma: smallest Wlog with burst + 1 - min/avpkt <= (1 - (1 - W)^burst) / W.
     def fits(wlog):
         w = 2.0**-wlog
         return burst + 1 - min_bytes / avpkt <= (1 - (1 - w) ** burst) / w
 
-    wlog = calculator.tc_ewma_log(min_bytes, burst, avpkt)
+    wlog = kernel.tc_red_eval_ewma(min_bytes, burst, avpkt)
     assert fits(wlog)
     assert wlog == 1 or not fits(wlog - 1)
 
 
-def test_tc_ewma_log_refuses_what_tc_refuses():
-    with pytest.raises(ValueError, match="burst 3 is too small"):
-        calculator.tc_ewma_log(30000, 3, 1000)   # 3 + 1 - 30 < 1
+def test_tc_red_eval_ewma_refuses_what_tc_refuses():
+    assert kernel.tc_red_eval_ewma(30000, 3, 1000) == -1   # 3 + 1 - 30 < 1: "burst too small"
 
 
 def test_tc_red_line():
@@ -75,11 +75,13 @@ def test_tc_rate_round_trips_through_the_parser(rate, text):
 
 
 def test_ns3_attributes():
-    n = calculator.ns3_red(5, 500, 0.02, 2.0**-12, 576, 2000)
+    n = calculator.ns3_red(5, 500, 0.02, 2.0**-12, 576, 2000, 10e6, ecn=True)
     assert (n.MinTh, n.MaxTh, n.LInterm, n.QW, n.MeanPktSize, n.MaxSize) == (5, 500, 50, 2.0**-12, 576, "2000p")
-    assert n.Gentle is False and n.Wait is False
-    assert len(n.code.splitlines()) == 8
+    assert n.Gentle is False and n.Wait is False and n.UseEcn is True and n.UseHardDrop is True
+    assert len(n.code.splitlines()) == 12
     assert 'Config::SetDefault ("ns3::RedQueueDisc::Gentle", BooleanValue (false));' in n.code
+    assert 'Config::SetDefault ("ns3::RedQueueDisc::LinkBandwidth", DataRateValue (DataRate ("10000000bps")));' \
+        in n.code
 
 
 # ----------------------------------------------------------------------------- RED
@@ -108,8 +110,8 @@ def test_red_predictions_are_the_models(standard_red):
     assert s.prediction.n_flows == 300 and s.prediction in s.sweep
 
 
-def test_red_sweep_spans_a_quarter_to_four_times_and_finds_the_break(standard_red):
-    s = standard_red
+def test_red_sweep_spans_a_quarter_to_four_times_and_finds_the_break():
+    s = calculator.red_setting(n_flows=300, loss_rate=0.02, max_delay=1.0, **STANDARD)
     flows = [p.n_flows for p in s.sweep]
     assert flows[0] == 75 and flows[-1] == 1200 and flows == sorted(flows)
     # At 4N the queue RED was sized for 300 flows cannot hold the windows: it pins at max_th.
@@ -119,14 +121,22 @@ def test_red_sweep_spans_a_quarter_to_four_times_and_finds_the_break(standard_re
     assert lo <= 300 <= hi
 
 
-@pytest.mark.parametrize("n_flows, max_th, max_p, status", [
-    (300, 1000, 0.5, "time-outs"),          # max_p far too high: 12 % loss, 0.4 packets per flow queued
-    (10, 2000, 0.001, "excess queue"),      # max_p far too low: 29 packets per flow queued
-    (1200, 2156, 0.015, "forced drops"),    # 4x the design load: the average queue reaches max_th
-    (300, 2156, 0.015, "ok"),
+def test_status_weighs_queueing_delay(standard_red):
+    # The thesis' setting queues 1394 packets (642 ms) at 300 flows: above the default 100 ms.
+    assert standard_red.prediction.delay == pytest.approx(0.642, abs=0.001)
+    assert standard_red.prediction.status == "long delay"
+    assert calculator.MAX_DELAY == 0.1
+
+
+@pytest.mark.parametrize("n_flows, max_th, max_p, max_delay, status", [
+    (300, 1000, 0.5, 0.1, "time-outs"),          # max_p far too high: 12 % loss, 0.4 packets per flow queued
+    (10, 2000, 0.001, 1.0, "excess queue"),      # max_p far too low: 29 packets per flow queued
+    (10, 2000, 0.001, 0.1, "long delay"),        # ... which is 134 ms of queue: above 100 ms first
+    (1200, 2156, 0.015, 0.1, "forced drops"),    # 4x the design load: the average queue reaches max_th
+    (300, 2156, 0.015, 1.0, "ok"),
 ])
-def test_status_says_how_a_setting_breaks(n_flows, max_th, max_p, status):
-    p, = calculator.predict(calculator.link(10e6, 0.1), n_flows, 5, max_th, max_p)
+def test_status_says_how_a_setting_breaks(n_flows, max_th, max_p, max_delay, status):
+    p, = calculator.predict(calculator.link(10e6, 0.1, 576), n_flows, 5, max_th, max_p, max_delay=max_delay)
     assert p.status == status
 
 
@@ -134,7 +144,8 @@ def test_red_renderings_use_the_same_numbers(standard_red):
     s = standard_red
     assert (s.tc.min, s.tc.max, s.tc.avpkt) == (5 * 576, int(s.max_th) * 576, 576)
     assert s.tc.probability == s.max_p and s.ns3.LInterm == pytest.approx(1 / s.max_p)
-    assert s.ns3.QW == s.tc.weight and s.ns3.MaxTh == s.max_th
+    assert s.ns3.QW == s.tc.weight == s.weight and s.ns3.MaxTh == s.max_th
+    assert s.ns3.MaxSize == f"{s.tc.limit // 576}p" and s.ns3.LinkBandwidth == "10000000bps"
     assert any("gentle" in text for text in s.limitations)
     assert any("flow count" in text for text in s.limitations)
 
@@ -193,15 +204,17 @@ def test_fpq_design_point_and_overrides():
 # ----------------------------------------------------------------------------- drop-tail
 
 def test_droptail_three_rules_side_by_side():
-    with pytest.warns(TCPModelsWarning, match="fewer than 4 packets"):
-        s = calculator.droptail_sizing(n_flows=300, loss_rate=0.02, **STANDARD)
+    s = calculator.droptail_sizing(n_flows=300, loss_rate=0.02, **STANDARD)  # comparison rows: no warning
     target, bdp, root = s.rules
     assert [r.rule for r in s.rules] == ["target-loss", "bdp", "bdp/sqrt(n)"]
     assert bdp.buffer == pytest.approx(217.01, abs=0.01)
     assert root.buffer == pytest.approx(217.01 / math.sqrt(300), abs=0.01)   # Appenzeller et al. 2004
-    # Round trip: the buffer for 2 % gives 2 % back (0.76 rounds 0.87^2 = 0.7569: 0.41 %).
-    assert target.loss_rate == pytest.approx(0.02, rel=0.005)
-    assert target.buffer + s.link.bdp == pytest.approx(droptail.queue(300, 0.02))
+    # Round trip: the buffer for 2 % (rounded up to whole packets) gives 2 % back (0.76 rounds
+    # 0.87^2 = 0.7569: 0.41 %; one packet of 1546 is 0.13 % of loss).
+    assert target.loss_rate == pytest.approx(0.02, rel=0.006)
+    assert target.buffer == math.ceil(droptail.queue(300, 0.02) - s.link.bdp)
+    assert s.pfifo == f"tc qdisc add dev DEV root pfifo limit {target.buffer:.0f}"
+    assert s.bfifo == f"tc qdisc add dev DEV root bfifo limit {target.buffer * 576:.0f}"
     assert bdp.loss_rate > target.loss_rate and root.loss_rate > bdp.loss_rate
     assert target.max_delay == pytest.approx(target.buffer / s.link.capacity)
 
@@ -209,6 +222,8 @@ def test_droptail_three_rules_side_by_side():
 def test_droptail_given_buffer_and_policy():
     s = calculator.droptail_sizing(n_flows=20, buffer=500, policy="random-drop", **STANDARD)
     assert s.rules[0].rule == "given" and s.rules[0].buffer == 500
+    with pytest.warns(TCPModelsWarning, match="fewer than 4 packets"):   # the user's own buffer warns
+        calculator.droptail_sizing(n_flows=300, buffer=217, **STANDARD)
     assert s.rules[0].loss_rate == pytest.approx(droptail.loss_rate(20, 500, "random-drop", bdp=s.link.bdp))
     with pytest.raises(ValueError, match="policy"):
         calculator.droptail_sizing(n_flows=20, buffer=500, policy="fifo", **STANDARD)
@@ -267,7 +282,7 @@ def tiny(tmp_path):
 
 
 def test_load_scenario_reads_tc_units_and_types(tiny):
-    s = calculator.load_scenario(tiny)
+    s = scenario_file.load_scenario(tiny)
     assert (s.n_flows, s.bandwidth, s.rtt, s.duration, s.warmup, s.seed) == (10, 10e6, 0.1, 20.0, 5.0, 3)
     assert type(s.queue) is sim.RED and s.queue.max_th == 216 and s.queue.max_p == 0.02
     assert type(s.sender) is sim.NewReno
@@ -275,7 +290,8 @@ def test_load_scenario_reads_tc_units_and_types(tiny):
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.name)
 def test_every_example_file_loads(path):
-    assert isinstance(calculator.load_scenario(path), sim.Scenario)
+    assert isinstance(scenario_file.load_scenario(path), sim.Scenario)
+    assert scenario_file.load_scenario(f"example:{path.stem}") == scenario_file.load_scenario(path)
 
 
 @pytest.mark.parametrize("text, match", [
@@ -293,13 +309,13 @@ def test_bad_scenario_files_name_file_and_field(tmp_path, text, match):
     path = tmp_path / "bad.toml"
     path.write_text(text)
     with pytest.raises(ValueError, match=match) as info:
-        calculator.load_scenario(path)
+        scenario_file.load_scenario(path)
     assert str(info.value).startswith(f"{path}: ")
 
 
 def test_missing_scenario_file(tmp_path):
     with pytest.raises(ValueError, match="cannot read"):
-        calculator.load_scenario(tmp_path / "nowhere.toml")
+        scenario_file.load_scenario(tmp_path / "nowhere.toml")
 
 
 def test_simulate_sets_the_prediction_beside_the_run(tiny):
