@@ -320,7 +320,10 @@ def _run_simulate(args):
         raise ValueError("--plot: expected a file name for the PNG, got ''")
     scenario = calculator.load_scenario(args.scenario)
     with _progress(f"simulating {scenario.n_flows} flows for {scenario.duration:g} s"):
-        result = calculator.simulate(scenario, trace=True if args.plot else None)
+        try:
+            result = calculator.simulate(scenario, trace=True if args.plot else None)
+        except ValueError as error:  # the run refused before it starts (memory): name the file
+            raise ValueError(f"{args.scenario}: {error}") from None
     if args.plot:
         report.plot(result, args.plot)
     return result, report.text_simulate

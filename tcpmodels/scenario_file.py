@@ -3,8 +3,8 @@
 Top-level keys are the fields of ``Scenario``; ``[queue]`` and ``[sender]`` are
 tables whose ``type`` names a class of :mod:`tcpmodels.sim` (case-insensitive)
 and whose other keys are its fields.  Rates, times, sizes and buffers may be
-strings with tc units (``"10mbit"``, ``"100ms"``, ``"576b"``, ``"64kb"``);
-numbers are SI (bit/s, s, bytes; buffers and thresholds in packets).  A
+strings with tc units (``"10mbit"``, ``"100ms"``, ``"576b"``, ``"64kb"``; a time written as a
+string needs its unit); numbers are SI (bit/s, s, bytes; buffers and thresholds in packets).  A
 whole-packet field given in bytes (``buffer = "64kb"``) becomes whole packets,
 rounded down.  Booleans are TOML's ``true``/``false``; a string, a number, a
 list or a table where a number or a boolean belongs is an error, as is an
@@ -112,8 +112,8 @@ def _short(value):
 def _parse_unit(label, key, value, packet_size):
     if key in _RATE_FIELDS:
         return units.parse_rate(value, label)
-    if key in _TIME_FIELDS:
-        return units.parse_time(value, label)
+    if key in _TIME_FIELDS:  # "100" would be 100 us to tc and 100 s to a reader of seconds
+        return units.parse_time(value, label, unit_required=True)
     if key in _SIZE_FIELDS:
         return units.parse_size(value, label)
     return units.parse_buffer(value, packet_size, label)

@@ -423,7 +423,7 @@ def parse_count(text, option="--flows"):
     ValueError: --flows: expected a whole number >= 1 such as 300, got '2.5'
     """
     value, unit = _split(text, option, "a whole number >= 1", "300")
-    if unit or not (value >= 1 and value == _math.floor(value) and _math.isfinite(value)):
+    if unit or not (_math.isfinite(value) and value >= 1 and value == _math.floor(value)):
         raise ValueError(f"{option}: expected a whole number >= 1 such as 300, got {text!r}")
     return int(value)
 

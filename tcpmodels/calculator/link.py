@@ -6,7 +6,7 @@ from .. import _checks, units
 from .._results import Result
 
 __all__ = ["DEFAULT_PACKET_SIZE", "THESIS_PACKET_SIZE", "DEFAULT_MIN_TH", "MAX_BANDWIDTH", "MAX_RTT",
-           "MAX_PACKET_SIZE", "Link", "link"]
+           "MAX_PACKET_SIZE", "MAX_FLOWS", "Link", "link", "flow_count"]
 
 #: Packet size [bytes] for today's links: a full Ethernet frame's IP packet.
 DEFAULT_PACKET_SIZE = 1500
@@ -48,6 +48,33 @@ MAX_BANDWIDTH = 1e15
 MAX_RTT = 3600.0
 #: Largest packet [bytes]: an IPv4/IPv6 packet's 16-bit length (jumbograms aside).
 MAX_PACKET_SIZE = 65535
+#: Most flows the calculator sizes for: a billion long-lived flows through one queue.
+MAX_FLOWS = 10**9
+
+
+def flow_count(name, value):
+    """`value` as a whole number of flows in [1, :data:`MAX_FLOWS`], or ``ValueError`` naming `name`.
+
+    Parameters
+    ----------
+    name : str
+        Argument name for the message.
+    value : int
+        Number of flows.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> flow_count("n_flows", 300.0)
+    300
+    """
+    n = float(_checks.whole(name, value))
+    if n > MAX_FLOWS:
+        raise ValueError(f"{name} must be at most {MAX_FLOWS:.0e}, got {n:.3g}")
+    return int(n)
 
 
 def link(bandwidth, rtt, packet_size=DEFAULT_PACKET_SIZE):

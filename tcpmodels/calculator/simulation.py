@@ -9,7 +9,8 @@ from ..scenario_file import load_scenario
 from .link import Link, link
 from .predictions import DEFAULT_MODEL, SENDERS, predict
 
-__all__ = ["CHECK_DURATION", "CHECK_WARMUP", "BYTES_PER_FLOW", "Simulation", "simulate", "red_scenario", "memory_needed"]
+__all__ = ["CHECK_DURATION", "CHECK_WARMUP", "BYTES_PER_FLOW", "Simulation", "simulate", "red_scenario",
+           "memory_needed"]
 
 #: Simulated time of the check of a printed RED setting [s] (``tcpmodels red --check``), of which the
 #: first :data:`CHECK_WARMUP` is not measured.  On the thesis' standard link (300 flows, 2 % target,

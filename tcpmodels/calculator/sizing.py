@@ -19,10 +19,10 @@ import numpy as np
 from .. import _checks, droptail, fpq, red, units
 from .._results import Result
 from . import kernel
-from .link import DEFAULT_MIN_TH, DEFAULT_PACKET_SIZE, THESIS_PACKET_SIZE, Link, link
+from .link import DEFAULT_MIN_TH, DEFAULT_PACKET_SIZE, THESIS_PACKET_SIZE, Link, flow_count, link
 from .ns3 import Ns3Red, ns3_red
 from .predictions import _OK, DEFAULT_MODEL, DEFAULT_SENDER, MAX_DELAY, SWEEP_FACTORS, Prediction, predict
-from .tc import LIMIT_FACTOR, TcRed, check_dev, max_threshold, tc_red
+from .tc import LIMIT_FACTOR, TcRed, check_dev, max_threshold, min_probability, tc_red
 
 __all__ = ["T_CLEAR_MIN", "BITS_PER_FLOW", "REDSetting", "FPQRow", "FPQSetting", "BufferRule",
            "DropTailSizing", "Example", "red_setting", "fpq_setting", "droptail_sizing", "example"]
@@ -274,15 +274,29 @@ def _renderings(lk, min_th, max_th, max_p, limit, dev, ecn=False, adaptive=False
 
 
 def _printable(max_th, max_p, min_th, lk):
-    """(max_th, max_p, notes): max_p as printed (4 significant figures), max_th within what tc holds."""
-    max_p = float(f"{max_p:.4g}")
-    top = max_threshold(int(round(min_th * lk.packet_size)), max_p) // int(lk.packet_size)
+    """(max_th, max_p, notes): max_p as printed (4 significant figures), and a setting tc can hold.
+
+    Where the kernel cannot hold the rule's setting (tc's Plog needs max - min below about
+    max_p * 2**31 bytes; fls(max) + Wlog < 32 needs max below 2**30 bytes), the nearest one it can:
+    max_th lowered to the largest accepted, or max_p raised to the smallest accepted, whichever
+    changes its value by the smaller factor.
+    """
+    max_p, size = float(f"{max_p:.4g}"), int(lk.packet_size)
+    lo = int(round(min_th * size))
+    top = max_threshold(lo, max_p) // size
     if max_th <= top:
         return max_th, max_p, []
-    return top, max_p, [
-        f"The rule's max_th ({max_th:g} packets) is more than Linux's RED can hold with max_p {max_p:.4g} "
-        f"(tc's Plog and the kernel's fls(max) + Wlog < 32 allow at most {top} packets of "
-        f"{lk.packet_size:g} bytes): every line and prediction here is for max_th {top}."]
+    what = (f"The rule's setting (max_th {max_th:g} packets of {size} bytes, max_p {max_p:.4g}) is more than "
+            "Linux's RED can hold (tc's Plog needs max - min below max_p x 2^31 bytes, the kernel's "
+            "fls(max) + Wlog < 32 needs max below 2^30 bytes)")
+    hi = int(round(max_th * size))
+    p_needed = min_probability(lo, hi) if hi < 2**30 else 1.0
+    if p_needed < 1 and (p_needed / max_p < max_th / top or not top > min_th):
+        return max_th, p_needed, [f"{what}: every line and prediction here is for max_p {p_needed:.4g}."]
+    if not top > min_th:
+        raise ValueError(f"max_th ({max_th:g} packets) with max_p {max_p:.4g} is beyond what Linux's RED can "
+                         f"hold, and the nearest it holds is not above min_th ({min_th:g} packets)")
+    return top, max_p, [f"{what}: every line and prediction here is for max_th {top}."]
 
 
 def _assumptions(ecn, adaptive, max_p):
@@ -360,7 +374,7 @@ def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
     """
     if (loss_rate is None) == (buffer is None):
         raise ValueError("give exactly one of loss_rate (target loss) or buffer (fixed max_th)")
-    n = int(_checks.whole("n_flows", n_flows))
+    n = flow_count("n_flows", n_flows)
     lk = link(bandwidth, rtt, packet_size)
     min_th = float(_checks.nonnegative("min_th", min_th, finite=True))
     if loss_rate is not None:
@@ -440,8 +454,8 @@ def fpq_setting(bandwidth, rtt, max_flows, *, packet_size=DEFAULT_PACKET_SIZE, p
     -------
     FPQSetting
     """
-    top = int(_checks.whole("max_flows", max_flows))
-    design = top if n_flows is None else int(_checks.whole("n_flows", n_flows))
+    top = flow_count("max_flows", max_flows)
+    design = top if n_flows is None else flow_count("n_flows", n_flows)
     if design > top:
         raise ValueError(f"n_flows ({design}) must not exceed max_flows ({top})")
     lk = link(bandwidth, rtt, packet_size)
@@ -520,7 +534,7 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, del
         raise ValueError("give exactly one of loss_rate (target loss), delay (target delay) or buffer")
     policy = _checks.choice("policy", policy, ("droptail", "random-drop"))
     dev = check_dev(dev)
-    n = int(_checks.whole("n_flows", n_flows))
+    n = flow_count("n_flows", n_flows)
     lk = link(bandwidth, rtt, packet_size)
     if loss_rate is not None:
         _checks.in_range("loss_rate", loss_rate, 0, 1, low_open=True, high_open=True)

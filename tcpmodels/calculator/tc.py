@@ -6,13 +6,14 @@ iproute2 ``tc/q_red.c`` and ``tc/tc_red.c``; tc-red(8).
 """
 
 import dataclasses
+import math
 import re
 
 from .. import _checks
 from .._results import Result
 from . import kernel
 
-__all__ = ["LIMIT_FACTOR", "TcRed", "check_dev", "tc_rate", "tc_red", "max_threshold"]
+__all__ = ["LIMIT_FACTOR", "TcRed", "check_dev", "tc_rate", "tc_red", "max_threshold", "min_probability"]
 
 #: tc's hard ``limit`` as a multiple of ``max``: tc-red(8) asks for "a few times max".
 LIMIT_FACTOR = 4
@@ -148,6 +149,31 @@ def max_threshold(min_bytes, max_p):
     while kernel.tc_red_eval_P(0, delta, max_p) < 0:
         delta -= 1
     return min(2**30 - 1, min_bytes + delta)
+
+
+def min_probability(min_bytes, max_bytes):
+    """Smallest probability, to 4 significant figures, for which tc finds a Plog for these thresholds.
+
+    Parameters
+    ----------
+    min_bytes, max_bytes : int
+        [bytes].
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> min_probability(2880, 115200)           # max - min = 112320 bytes: just above 112320 / 2**31
+    5.231e-05
+    """
+    exact = (max_bytes - min_bytes) / 2.0**31     # tc needs prob * 2**31 / (max - min) > 1
+    step = 10.0 ** (math.floor(math.log10(exact)) - 3)   # one unit in the 4th significant figure
+    p = math.ceil(exact / step) * step
+    while kernel.tc_red_eval_P(min_bytes, max_bytes, float(f"{p:.4g}")) < 0:
+        p += step
+    return float(f"{p:.4g}")
 
 
 def _tc_bandwidth(bandwidth):
