@@ -132,7 +132,7 @@ def text_fpq(s):
              f"{r.queue_per_flow:.1f}", f"{r.min_th:g}", f"{r.max_th:.0f}", f"{r.max_p:.3g}") for r in s.rows]
     out.append(_table(("flows", "queue", "loss %", "delay ms", "pkt/flow", "min_th", "max_th", "max_p"), rows))
     out += _settings_lines(s.tc, s.ns3, s.limitations)
-    out[out.index(_TC_TITLE)] = f"Linux tc, FPQ's setting frozen at {s.n_flows} flows; " + _TC_TITLE[9:]
+    out[out.index(_TC_TITLE)] = f"Linux tc, FPQ's setting frozen at {s.n_flows} flows " + _TC_TITLE[9:]
     return "\n".join(out)
 
 

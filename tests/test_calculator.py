@@ -3,6 +3,7 @@
 import json
 import math
 import pathlib
+import warnings
 
 import numpy as np
 import pytest
@@ -168,9 +169,13 @@ def test_red_bad_input(kwargs, match):
         calculator.red_setting(n_flows=300, **STANDARD, **kwargs)
 
 
-def test_red_warns_above_three_percent():
-    with pytest.warns(TCPModelsWarning, match="3 %"):
+def test_red_warns_above_three_percent_and_at_a_broken_design_point():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         calculator.red_setting(n_flows=300, loss_rate=0.05, **STANDARD)
+    messages = [str(w.message) for w in caught if issubclass(w.category, TCPModelsWarning)]
+    assert any("3 %" in m for m in messages)
+    assert any("design point (300 flows) the setting's status is 'time-outs'" in m for m in messages)
 
 
 # ----------------------------------------------------------------------------- FPQ

@@ -111,7 +111,8 @@ def _documented_commands():
     commands = []
     for path in (ROOT / "README.md", ROOT / "docs" / "cli.md"):
         for line in re.findall(r"^(tcpmodels (?:red|fpq|example)(?=\s)[^#\n]*)", path.read_text(), re.M):
-            commands.append(shlex.split(line)[1:])
+            if "--list" not in line:
+                commands.append(shlex.split(line)[1:])
     return commands
 
 

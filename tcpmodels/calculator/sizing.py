@@ -21,7 +21,7 @@ from .._results import Result
 from . import kernel
 from .link import DEFAULT_MIN_TH, DEFAULT_PACKET_SIZE, THESIS_PACKET_SIZE, Link, flow_count, link
 from .ns3 import Ns3Red, ns3_red
-from .predictions import _OK, DEFAULT_MODEL, DEFAULT_SENDER, MAX_DELAY, SWEEP_FACTORS, Prediction, predict
+from .predictions import _FORCED, _OK, _TIMEOUTS, DEFAULT_MODEL, DEFAULT_SENDER, MAX_DELAY, SWEEP_FACTORS, Prediction, predict
 from .tc import LIMIT_FACTOR, TcRed, check_dev, max_threshold, min_probability, tc_red
 
 __all__ = ["T_CLEAR_MIN", "BITS_PER_FLOW", "REDSetting", "FPQRow", "FPQSetting", "BufferRule",
@@ -278,25 +278,29 @@ def _printable(max_th, max_p, min_th, lk):
 
     Where the kernel cannot hold the rule's setting (tc's Plog needs max - min below about
     max_p * 2**31 bytes; fls(max) + Wlog < 32 needs max below 2**30 bytes), the nearest one it can:
-    max_th lowered to the largest accepted, or max_p raised to the smallest accepted, whichever
-    changes its value by the smaller factor.
+    max_th lowered to the largest accepted at this max_p, or max_th kept (below 2**30 bytes) and
+    max_p raised to the smallest accepted, whichever changes the setting by the smaller factor.
     """
     max_p, size = float(f"{max_p:.4g}"), int(lk.packet_size)
     lo = int(round(min_th * size))
     top = max_threshold(lo, max_p) // size
     if max_th <= top:
         return max_th, max_p, []
-    what = (f"The rule's setting (max_th {max_th:g} packets of {size} bytes, max_p {max_p:.4g}) is more than "
-            "Linux's RED can hold (tc's Plog needs max - min below max_p x 2^31 bytes, the kernel's "
-            "fls(max) + Wlog < 32 needs max below 2^30 bytes)")
-    hi = int(round(max_th * size))
-    p_needed = min_probability(lo, hi) if hi < 2**30 else 1.0
-    if p_needed < 1 and (p_needed / max_p < max_th / top or not top > min_th):
-        return max_th, p_needed, [f"{what}: every line and prediction here is for max_p {p_needed:.4g}."]
-    if not top > min_th:
+    kept = min(max_th, (2**30 - 1) // size)          # max below 2**30 bytes, then the smallest max_p
+    raised = min_probability(lo, int(round(kept * size)))
+    options = [(max_th / top, top, max_p)] if top > min_th else []
+    if raised < 1 and kept > min_th:
+        options.append((max_th / kept * raised / max_p, kept, raised))
+    if not options:
         raise ValueError(f"max_th ({max_th:g} packets) with max_p {max_p:.4g} is beyond what Linux's RED can "
-                         f"hold, and the nearest it holds is not above min_th ({min_th:g} packets)")
-    return top, max_p, [f"{what}: every line and prediction here is for max_th {top}."]
+                         f"hold, and no nearby setting with max_th above min_th ({min_th:g} packets) is")
+    _, new_th, new_p = min(options)
+    changed = " and ".join(text for text, differs in ((f"max_th {new_th:g}", new_th != max_th),
+                                                     (f"max_p {new_p:.4g}", new_p != max_p)) if differs)
+    return new_th, new_p, [
+        f"The rule's setting (max_th {max_th:g} packets of {size} bytes, max_p {max_p:.4g}) is more than Linux's "
+        "RED can hold (tc's Plog needs max - min below max_p x 2^31 bytes, the kernel's fls(max) + Wlog < 32 "
+        f"needs max below 2^30 bytes): every line and prediction here is for {changed}."]
 
 
 def _assumptions(ecn, adaptive, max_p):
@@ -403,6 +407,10 @@ def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
         _checks.warn_where(True, f"the target-loss rule cannot reach {100 * loss_rate:.3g} % loss with {n} "
                                  f"flows on this link: the setting it gives predicts {100 * here.loss_rate:.3g} % "
                                  "(size for the flow count you expect at peak, or use --buffer)")
+    if here.status in (_FORCED, _TIMEOUTS):  # broken where it was sized for (a long delay shows in the table)
+        _checks.warn_where(True, f"at its own design point ({n} flows) the setting's status is '{here.status}' "
+                                 f"({100 * here.loss_rate:.3g} % loss, {1000 * here.delay:.3g} ms of queue): "
+                                 "see the table of flow counts")
     tc, ns3 = _renderings(lk, min_th, max_th, max_p, limit, dev, ecn, adaptive)
     ok = [p.n_flows for p in sweep if p.status == _OK]
     return REDSetting(lk, n, rule, loss_rate, min_th, float(max_th), max_p, tc.weight, bool(ecn), bool(adaptive),

@@ -206,7 +206,7 @@ def _burst_for(lo, avpkt, wlog, guideline):
     low, high = -(-lo // avpkt), guideline   # burst >= min/avpkt, else tc: "burst too small"
     while low < high:  # Wlog never falls as burst grows
         mid = (low + high + 1) // 2
-        if kernel.tc_red_eval_ewma(lo, mid, avpkt) <= wlog:
+        if 0 < kernel.tc_red_eval_ewma(lo, mid, avpkt) <= wlog:   # -1: no Wlog below 32 fits
             low = mid
         else:
             high = mid - 1
