@@ -21,7 +21,17 @@ from .._results import Result
 from . import kernel
 from .link import DEFAULT_MIN_TH, DEFAULT_PACKET_SIZE, THESIS_PACKET_SIZE, Link, flow_count, link
 from .ns3 import Ns3Red, ns3_red
-from .predictions import _FORCED, _OK, _TIMEOUTS, DEFAULT_MODEL, DEFAULT_SENDER, MAX_DELAY, SWEEP_FACTORS, Prediction, predict
+from .predictions import (
+    _FORCED,
+    _OK,
+    _TIMEOUTS,
+    DEFAULT_MODEL,
+    DEFAULT_SENDER,
+    MAX_DELAY,
+    SWEEP_FACTORS,
+    Prediction,
+    predict,
+)
 from .tc import LIMIT_FACTOR, TcRed, check_dev, max_threshold, min_probability, tc_red
 
 __all__ = ["T_CLEAR_MIN", "BITS_PER_FLOW", "REDSetting", "FPQRow", "FPQSetting", "BufferRule",
