@@ -358,3 +358,38 @@ def test_the_printed_setting_simulates_as_predicted(standard_red):
     # what a short run's start-up transient leaves (a 100 s run measured after 10 s: +16 % on loss).
     assert run.result.loss_rate == pytest.approx(s.prediction.loss_rate, rel=0.2)
     assert run.result.queue == pytest.approx(s.prediction.queue, rel=0.2)
+
+
+def test_scenario_table_edges():
+    base = {"n_flows": 10, "bandwidth": "10mbit", "rtt": "100ms"}
+    # 64kb of 576-byte packets is 113.8 packets: a whole-packet field takes 113 (it failed before).
+    s = scenario_file.scenario_from_table({**base, "queue": {"type": "DropTail", "buffer": "64kb"}}, "f.toml")
+    assert s.queue.buffer == 113
+    # A short run without a warm-up of its own gets a tenth of its duration, not the default 20 s.
+    s = scenario_file.scenario_from_table({**base, "duration": "5s"})
+    assert (s.duration, s.warmup) == (5.0, 0.5)
+    assert scenario_file.scenario_from_table({**base, "duration": 100}).warmup == 20.0
+    # [queue] takes queues only, [sender] senders only; booleans are booleans.
+    with pytest.raises(ValueError, match=r"^f.toml: queue.type: unknown 'Tahoe'; expected one of .*RED"):
+        scenario_file.scenario_from_table({**base, "queue": {"type": "Tahoe"}}, "f.toml")
+    with pytest.raises(ValueError, match=r"^f.toml: \[sender\] ecn: expected true or false"):
+        scenario_file.scenario_from_table({**base, "sender": {"type": "NewReno", "ecn": "false"}}, "f.toml")
+    assert scenario_file.scenario_from_table({**base, "sender": "reno"}).sender == sim.Reno()
+
+
+def test_progress_only_on_a_terminal(capsys, monkeypatch):
+    import io
+    import time
+
+    from tcpmodels import cli
+
+    with cli._progress("simulating"):           # pytest's stderr is not a terminal: nothing
+        time.sleep(0.6)
+    assert capsys.readouterr().err == ""
+    tty = io.StringIO()
+    tty.isatty = lambda: True
+    monkeypatch.setattr("sys.stderr", tty)
+    with cli._progress("simulating"):
+        time.sleep(1.2)
+    assert "\rsimulating: " in tty.getvalue() and " s elapsed" in tty.getvalue()
+    assert tty.getvalue().endswith("\r\033[K")                    # the line is cleared at the end

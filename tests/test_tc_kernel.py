@@ -7,6 +7,7 @@ hand from the C source, then hold every printed line to them: the documented
 examples and a property test over the links operators run.
 """
 
+import json
 import pathlib
 import re
 import shlex
@@ -171,3 +172,14 @@ def test_property_every_fpq_line_is_accepted(bandwidth, rtt, n_flows, packet_siz
         warnings.simplefilter("ignore", TCPModelsWarning)
         setting = calculator.fpq_setting(bandwidth, rtt, n_flows, packet_size=packet_size)
     _printed_lines(setting)
+
+
+def test_a_100_gbit_100_000_flow_link_gets_an_accepted_line(capsys):
+    # It printed nothing before (issue 15).  tc holds at most 34.36 Gbit/s: the note says what that changes.
+    status = main(["red", "--bandwidth", "100gbit", "--rtt", "50ms", "--flows", "100000", "--loss", "0.01",
+                   "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 0
+    opt = kernel.kernel_accepts(data["tc"]["command"])
+    assert data["tc"]["bandwidth"] == "34359mbit" and opt.rate == 4_294_875_000
+    assert any("32-bit bytes/s" in note for note in data["tc"]["notes"])
