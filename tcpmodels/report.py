@@ -204,7 +204,7 @@ def text_example(e):
         f"   Predicted (model {r.model}): loss {_pct(p.loss_rate)}, average queue {p.queue:.0f} packets "
         f"({_ms(p.delay)}), {p.queue_per_flow:.1f} packets per flow,",
         f"   {p.timeouts_per_packet:.2g} time-outs per packet, {_pct(p.timeout_fraction)} of the time in time-out.",
-        "  " + _range_line(r).strip().replace("Works", " Works"),
+        "   " + _range_line(r).strip(),
         f"   {r.tc.command}",
         f"   (EWMA weight 2^-{r.tc.ewma_log}: the largest Linux accepts for max {r.tc.max} bytes; "
         "the prediction is for this line.)" if r.tc.burst != (2 * r.tc.min + r.tc.max) // (3 * r.tc.avpkt)
