@@ -393,3 +393,18 @@ def test_progress_only_on_a_terminal(capsys, monkeypatch):
         time.sleep(1.2)
     assert "\rsimulating: " in tty.getvalue() and " s elapsed" in tty.getvalue()
     assert tty.getvalue().endswith("\r\033[K")                    # the line is cleared at the end
+
+
+def test_adaptive_predictions_settle_in_the_target_band():
+    # Floyd, Gummadi & Shenker (2001): max_p moves within [1 %, 50 %] until the average queue is in
+    # [min + 0.4 (max - min), min + 0.6 (max - min)].  Where a max_p in range reaches the band, the
+    # predicted queue is in it; the tc line still starts at the rule's max_p.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TCPModelsWarning)
+        s = calculator.red_setting(n_flows=300, loss_rate=0.02, adaptive=True, **STANDARD)
+    lo, hi = s.min_th + 0.4 * (s.max_th - s.min_th), s.min_th + 0.6 * (s.max_th - s.min_th)
+    assert 0.01 <= s.adapted_max_p <= 0.5 and lo <= s.prediction.queue <= hi
+    assert s.tc.probability == s.max_p == 0.015 and s.tc.command.endswith(" adaptive")
+    eq = red.equilibrium(300, s.max_th, s.adapted_max_p, rtt=0.1, capacity=s.link.capacity, min_th=5)
+    assert s.prediction.loss_rate == pytest.approx(eq.loss_rate)
+    assert calculator.red_scenario(s).queue.max_p == s.adapted_max_p

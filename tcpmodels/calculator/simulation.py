@@ -59,6 +59,8 @@ def _refuse_impossible(scenario):
 def red_scenario(setting, *, sender=None, duration=CHECK_DURATION, seed=1):
     """The simulator scenario of a printed RED setting: thresholds, max_p, weight, limit, ECN as printed.
 
+    With ``adaptive``, max_p is the one adaptive RED settles at (the simulator has none).
+
     Parameters
     ----------
     setting : REDSetting
@@ -76,7 +78,8 @@ def red_scenario(setting, *, sender=None, duration=CHECK_DURATION, seed=1):
     classes = {"newreno": sim.NewReno, "reno": sim.Reno, "tahoe": sim.Tahoe}
     sender_cls = classes[sender or setting.sender]
     lk, tc = setting.link, setting.tc
-    queue = sim.RED(min_th=tc.min / tc.avpkt, max_th=tc.max / tc.avpkt, max_p=tc.probability, weight=tc.weight,
+    max_p = tc.probability if setting.adapted_max_p is None else setting.adapted_max_p   # no adaptive RED in sim
+    queue = sim.RED(min_th=tc.min / tc.avpkt, max_th=tc.max / tc.avpkt, max_p=max_p, weight=tc.weight,
                     buffer=tc.limit // tc.avpkt, ecn=setting.ecn)
     return sim.Scenario(n_flows=setting.n_flows, bandwidth=lk.bandwidth, rtt=lk.rtt, packet_size=lk.packet_size,
                         queue=queue, sender=sender_cls(ecn=setting.ecn), duration=float(duration),

@@ -72,6 +72,9 @@ class REDSetting(Result):
         and capped where the kernel cannot hold the rule's value (see `notes`).
     max_p : float
         Drop probability at max_th, to the 4 significant figures printed.
+    adapted_max_p : float or None
+        With `adaptive`, the max_p adaptive RED settles at for `n_flows` (the
+        predictions use it); None otherwise.
     weight : float
         EWMA weight 2**-Wlog of the printed tc line (the ns-3 lines and the
         simulation check use the same).
@@ -104,6 +107,7 @@ class REDSetting(Result):
     min_th: float
     max_th: float
     max_p: float
+    adapted_max_p: object
     weight: float
     ecn: bool
     adaptive: bool
@@ -313,17 +317,39 @@ def _printable(max_th, max_p, min_th, lk):
         f"needs max below 2^30 bytes): every line and prediction here is for {changed}."]
 
 
-def _assumptions(ecn, adaptive, max_p):
+#: Adaptive RED's bounds on max_p (Floyd, Gummadi & Shenker 2001; Linux's MAX_P_MIN, MAX_P_MAX).
+ADAPTIVE_MAX_P = (0.01, 0.5)
+# Candidate max_p values for the adapted steady state: 1 % apart (a ratio of 1.0098) over the bounds.
+_ADAPTIVE_GRID = np.geomspace(*ADAPTIVE_MAX_P, 400)
+
+
+def _adapted_max_p(lk, n_flows, min_th, max_th, **model):
+    """max_p where adaptive RED settles: the average queue in the middle of its target band.
+
+    Adaptive RED (Floyd, Gummadi & Shenker 2001; Linux's ``adaptive``) moves max_p within
+    :data:`ADAPTIVE_MAX_P` until the average queue lies between min + 0.4 (max - min) and
+    min + 0.6 (max - min).  Per flow count, the candidate whose predicted queue is nearest the
+    band's middle; a bound where no candidate reaches the band.
+    """
+    eq = red.equilibrium(n_flows[:, None], max_th, _ADAPTIVE_GRID[None, :], rtt=lk.rtt, capacity=lk.capacity,
+                         min_th=min_th, **model)
+    queue = np.broadcast_to(eq.queue, (n_flows.size, _ADAPTIVE_GRID.size))
+    return _ADAPTIVE_GRID[np.argmin(np.abs(queue - (min_th + max_th) / 2), axis=1)]
+
+
+def _assumptions(ecn, adapted, max_p, n):
     """What the predictions assume about the tc flags (the models predict plain RED)."""
     out = []
     if ecn:
         out.append("ecn: the models predict plain (dropping) RED; with ECN the predicted loss rate is the "
                    "rate of congestion signals (marks below max, drops above: harddrop), and the predicted "
                    "time-outs are an upper bound, since marked packets are not lost.")
-    if adaptive:
-        out.append(f"adaptive: tc moves max_p every 500 ms within 1-50 % toward an average queue between "
-                   f"min + 0.4 (max - min) and min + 0.6 (max - min); the predictions and the simulation "
-                   f"check are for the starting max_p {max_p:.4g}.")
+    if adapted is not None:
+        out.append(f"adaptive: tc starts at max_p {max_p:.4g} and moves it every 500 ms within 1-50 % toward an "
+                   "average queue between min + 0.4 (max - min) and min + 0.6 (max - min). The predictions are "
+                   "for the max_p where it settles (the predicted queue nearest the middle of that band): "
+                   f"{adapted:.3g} at {n} flows; the simulator has no adaptive RED, so --check runs that "
+                   "max_p fixed.")
     return out
 
 
@@ -367,7 +393,7 @@ def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
     ecn : bool, optional
         Mark instead of drop (tc ``ecn harddrop``, ns-3 ``UseEcn``).
     adaptive : bool, optional
-        tc ``adaptive`` (ns-3 ``AdaptMaxP``); the predictions are for the starting max_p.
+        tc ``adaptive`` (ns-3 ``AdaptMaxP``); the predictions are for the max_p it settles at.
     max_delay : float, optional
         Queueing delay above which a prediction row is ``"long delay"`` [s].
 
@@ -411,21 +437,25 @@ def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
                              f"{math.ceil(0.9 * n)} packets)")
     max_th, max_p, notes = _printable(max_th, max_p, min_th, lk)
     flows = sorted({max(1, int(round(n * f))) for f in SWEEP_FACTORS} | {n})
-    sweep = predict(lk, flows, min_th, max_th, max_p, model=model, rto=rto, sender=sender, max_delay=max_delay)
+    steady_p = (_adapted_max_p(lk, np.asarray(flows), min_th, max_th, model=model, rto=rto, sender=sender)
+                if adaptive else np.full(len(flows), max_p))
+    sweep = predict(lk, flows, min_th, max_th, steady_p, model=model, rto=rto, sender=sender, max_delay=max_delay)
     here = sweep[flows.index(n)]
+    adapted = float(steady_p[flows.index(n)]) if adaptive else None
     if rule == "target-loss" and not 0.5 * loss_rate <= here.loss_rate <= 2 * loss_rate:
         _checks.warn_where(True, f"the target-loss rule cannot reach {100 * loss_rate:.3g} % loss with {n} "
                                  f"flows on this link: the setting it gives predicts {100 * here.loss_rate:.3g} % "
                                  "(size for the flow count you expect at peak, or use --buffer)")
     if here.status in (_FORCED, _TIMEOUTS):  # broken where it was sized for (a long delay shows in the table)
         _checks.warn_where(True, f"at its own design point ({n} flows) the setting's status is '{here.status}' "
-                                 f"({100 * here.loss_rate:.3g} % loss, {1000 * here.delay:.3g} ms of queue): "
+                                 f"({100 * here.loss_rate:.3g} % loss, {1000 * here.delay:.0f} ms of queue): "
                                  "see the table of flow counts")
     tc, ns3 = _renderings(lk, min_th, max_th, max_p, limit, dev, ecn, adaptive)
     ok = [p.n_flows for p in sweep if p.status == _OK]
-    return REDSetting(lk, n, rule, loss_rate, min_th, float(max_th), max_p, tc.weight, bool(ecn), bool(adaptive),
+    return REDSetting(lk, n, rule, loss_rate, min_th, float(max_th), max_p, adapted, tc.weight, bool(ecn),
+                      bool(adaptive),
                       model, sender, here, sweep, (ok[0], ok[-1]) if ok else None, tc, ns3,
-                      _LIMITATIONS_RED, tuple(notes + _assumptions(ecn, adaptive, max_p)))
+                      _LIMITATIONS_RED, tuple(notes + _assumptions(ecn, adapted, max_p, n)))
 
 
 def _flow_grid(max_flows):
