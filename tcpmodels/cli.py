@@ -37,8 +37,6 @@ _OPTION_OF = {
     "window": "--window", "points": "--points", "kind": "--kind", "dev": "--dev", "max_delay": "--max-delay",
     "delay": "--delay", "max_th": "--buffer",
 }
-#: Most rows `hstcp --points` prints: a table to read, and far from a memory problem.
-MAX_POINTS = 100_000
 
 
 class _UsageError(Exception):
@@ -205,7 +203,8 @@ def build_parser():
                       help="average windows [packets], e.g. 38:83000 or one value")
     span.add_argument("--loss", metavar="LOW:HIGH",
                       help="loss rates, fractions in (0, 1), e.g. 1e-7:1e-3 or one value")
-    p.add_argument("--points", default="10", metavar="N", help="rows, log-spaced (default: 10)")
+    p.add_argument("--points", default="10", metavar="N",
+                   help=f"rows, log-spaced, at most {calculator.MAX_POINTS} (default: 10)")
     p.add_argument("--kind", default="formula", choices=hstcp.KINDS,
                    help="form of a(w), b(w): the RFC's formula, monotone (a >= 1), the RFC's "
                         "Appendix B table, or Linux's table (default: formula)")
@@ -309,10 +308,8 @@ def _run_droptail(args):
 def _run_hstcp(args):
     window = None if args.window is None else units.parse_range(args.window, units.parse_number, "--window")
     loss = None if args.loss is None else units.parse_range(args.loss, units.parse_fraction, "--loss")
-    points = _value(args, "points", units.parse_count)
-    if points > MAX_POINTS:
-        raise ValueError(f"--points: at most {MAX_POINTS} rows, got {args.points!r}")
-    return calculator.hstcp_table(window, loss, points=points, kind=args.kind), report.text_hstcp
+    return calculator.hstcp_table(window, loss, points=_value(args, "points", units.parse_count),
+                                  kind=args.kind), report.text_hstcp
 
 
 def _run_simulate(args):

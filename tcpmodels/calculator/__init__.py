@@ -32,6 +32,7 @@ from .predictions import (
     DEFAULT_SENDER,
     MAX_DELAY,
     MAX_LOSS,
+    MAX_POINTS,
     MAX_QUEUE_PER_FLOW,
     MODELS,
     SENDERS,
@@ -66,5 +67,5 @@ __all__ = [
     "DropTailSizing", "HSTCPRow", "HSTCPTable", "Simulation", "Example",
     "link", "predict", "tc_rate", "check_dev", "max_threshold", "tc_red", "ns3_red", "red_setting", "fpq_setting",
     "droptail_sizing", "hstcp_table", "load_scenario", "simulate", "red_scenario", "example", "jsonable",
-    "to_csv", "MAX_DELAY", "THESIS_PACKET_SIZE",
+    "to_csv", "MAX_DELAY", "MAX_POINTS", "THESIS_PACKET_SIZE",
 ]

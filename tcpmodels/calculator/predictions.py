@@ -13,7 +13,7 @@ from .. import _checks, hstcp, red, tcp
 from .._results import Result
 
 __all__ = ["DEFAULT_MODEL", "MODELS", "DEFAULT_SENDER", "SENDERS", "SWEEP_FACTORS", "MAX_LOSS",
-           "MAX_QUEUE_PER_FLOW", "MAX_DELAY", "Prediction", "HSTCPRow", "HSTCPTable", "predict",
+           "MAX_QUEUE_PER_FLOW", "MAX_DELAY", "MAX_POINTS", "Prediction", "HSTCPRow", "HSTCPTable", "predict",
            "hstcp_table"]
 
 #: The RED equilibrium model the calculator predicts with (``red.equilibrium``'s default,
@@ -30,6 +30,8 @@ SWEEP_FACTORS = tuple(2.0 ** np.linspace(-2.0, 2.0, 9))
 MAX_LOSS = 0.03
 #: Queue per flow [packets] above which RED buffers more than TCP needs: twice FPQ's 5 (section 7.1).
 MAX_QUEUE_PER_FLOW = 10.0
+#: Most rows of an HSTCP table: a table to read, and far from a memory problem.
+MAX_POINTS = 100_000
 #: Default queueing delay [s] above which a row is "long delay": a standing queue that adds more than
 #: a typical Internet round trip (the user changes it with ``max_delay`` / ``--max-delay``).
 MAX_DELAY = 0.1
@@ -185,7 +187,7 @@ def hstcp_table(window=None, loss_rate=None, *, points=10, kind="formula"):
     loss_rate : tuple of float, optional
         ``(low, high)`` loss rates; the windows are the response function's.
     points : int, optional
-        Rows, spaced evenly on a log scale (1 when low == high).
+        Rows, spaced evenly on a log scale (1 when low == high); at most :data:`MAX_POINTS`.
     kind : {"formula", "monotone", "table", "linux"}, optional
         Form of a(w) and b(w) (:mod:`tcpmodels.hstcp`).
 
@@ -202,6 +204,8 @@ def hstcp_table(window=None, loss_rate=None, *, points=10, kind="formula"):
     if window is not None and loss_rate is not None:
         raise ValueError("give at most one of window and loss_rate")
     count = int(_checks.whole("points", points))
+    if count > MAX_POINTS:  # each row is a Python object: refuse before allocating
+        raise ValueError(f"points must be at most {MAX_POINTS}, got {count}")
     if loss_rate is not None:
         lo, hi = sorted(float(x) for x in _checks.in_range("loss_rate", loss_rate, 0, 1, low_open=True))
         windows = np.atleast_1d(hstcp.window(np.geomspace(hi, lo, count if lo < hi else 1)))
