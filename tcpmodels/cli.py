@@ -123,7 +123,16 @@ def build_parser():
         epilog=f"Start with: tcpmodels example; tcpmodels red {_STANDARD} --flows 300 --loss 0.02")
     parser.add_argument("--version", action="version", version=f"tcpmodels {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    _example_parser(commands)
+    _red_parser(commands)
+    _fpq_parser(commands)
+    _droptail_parser(commands)
+    _hstcp_parser(commands)
+    _simulate_parser(commands)
+    return parser
 
+
+def _example_parser(commands):
     p = commands.add_parser("example", help="worked example on the thesis' standard link (the default)",
                             description="Drop-tail, RED and FPQ for the same link and flows, "
                                         "with the tc line; defaults are the thesis' standard link "
@@ -135,6 +144,8 @@ def build_parser():
                    help="list the scenario files shipped with tcpmodels (tcpmodels simulate example:NAME)")
     _output_options(p, csv=False)
 
+
+def _red_parser(commands):
     p = commands.add_parser("red", help="RED parameters, predictions, tc and ns-3 settings",
                             description="RED parameters for a link and flow count: by target loss "
                                         "(Morris 1999, section 5.3.4) or for a fixed buffer "
@@ -163,6 +174,8 @@ def build_parser():
                         f"{calculator.simulation.CHECK_DURATION:g} s) and print it beside the prediction")
     _output_options(p)
 
+
+def _fpq_parser(commands):
     p = commands.add_parser("fpq", help="FPQ targets, bit-vector size and t_clear up to --max-flows",
                             description="Flow-proportional queuing (Morris 1999, ch. 6): target queue "
                                         "and loss (Fig. 6.2), RED settings (Fig. 6.4), bit-vector "
@@ -178,6 +191,8 @@ def build_parser():
     _tc_options(p)
     _output_options(p)
 
+
+def _droptail_parser(commands):
     p = commands.add_parser("droptail", help="drop-tail buffer beside the BDP and BDP/sqrt(N) rules",
                             description="Loss for a buffer, or the buffer for a target loss or a target "
                                         "queueing delay, for N flows (Morris 1999, Eq. 5.6 drop-tail / 5.7 "
@@ -194,6 +209,8 @@ def build_parser():
     _add(p, "dev", default="DEV")
     _output_options(p)
 
+
+def _hstcp_parser(commands):
     p = commands.add_parser("hstcp", help="HighSpeed TCP a(w), b(w), p(w) over a window or loss range",
                             description="HighSpeed TCP (RFC 3649): the response function and the "
                                         "increase a(w) and decrease b(w) laws at windows spread over "
@@ -210,6 +227,8 @@ def build_parser():
                         "Appendix B table, or Linux's table (default: formula)")
     _output_options(p)
 
+
+def _simulate_parser(commands):
     p = commands.add_parser("simulate", help="run the fluid simulator on a scenario file (TOML)",
                             description="Run tcpmodels.sim on a scenario file and print its summary beside "
                                         "the formula's prediction. The file is TOML: top-level keys are the "
@@ -220,7 +239,7 @@ def build_parser():
     p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file, or example:NAME")
     p.add_argument("--plot", metavar="PNG", help="also write queue and drop rate over time to this PNG")
     _output_options(p, csv=False)
-    return parser
+
 
 
 def _time(text, option):
