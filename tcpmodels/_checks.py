@@ -2,7 +2,12 @@
 
 Every check converts its argument to a float ndarray, raises ``ValueError``
 naming the argument and the first offending value, and is NaN-safe (a NaN
-fails every check because comparisons with NaN are false).
+fails every check because comparisons with NaN are false).  Infinities fail
+:func:`whole` and :func:`in_range` (unless ``finite=False``), and fail
+:func:`positive` and :func:`nonnegative` when the caller asks ``finite=True``
+(their default stays ``False`` because some arguments use ``inf`` for "none",
+such as the simulator's ``access_rate``).  Integers too large for a float
+(``10**400``) are a ``ValueError``, not an ``OverflowError``.
 """
 
 import warnings
@@ -29,11 +34,21 @@ class TCPModelsWarning(UserWarning):
 
 def array(name, value):
     """Return `value` as a float ndarray, or raise ``ValueError`` naming `name`."""
+    if isinstance(value, (str, bytes)):  # numpy would read "5" as 5.0
+        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}")
     try:
         out = np.asarray(value, dtype=float)
+    except OverflowError:
+        raise ValueError(f"{name} must be a finite number, got {_short(value)}") from None
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}") from None
+        raise ValueError(f"{name} must be a number or an array of numbers, got {_short(value)}") from None
     return out
+
+
+def _short(value):
+    """repr of `value`, shortened for an error message (an integer of 400 digits)."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-8:]} ({len(text)} characters)"
 
 
 def first_bad(values, ok):
@@ -45,38 +60,46 @@ def _fail(name, values, ok, rule):
     raise ValueError(f"{name} must be {rule}, got {first_bad(values, ok)!r}")
 
 
-def positive(name, value):
-    """Check ``value > 0`` elementwise (NaN fails)."""
+def _finite(name, x, finite):
+    if finite and np.isinf(x).any():
+        _fail(name, x, ~np.isinf(x), "finite")
+
+
+def positive(name, value, *, finite=False):
+    """Check ``value > 0`` elementwise (NaN fails; +inf fails with ``finite=True``)."""
     x = array(name, value)
     ok = x > 0
     if not ok.all():
         _fail(name, x, ok, "> 0")
+    _finite(name, x, finite)
     return x
 
 
-def nonnegative(name, value):
-    """Check ``value >= 0`` elementwise (NaN fails)."""
+def nonnegative(name, value, *, finite=False):
+    """Check ``value >= 0`` elementwise (NaN fails; +inf fails with ``finite=True``)."""
     x = array(name, value)
     ok = x >= 0
     if not ok.all():
         _fail(name, x, ok, ">= 0")
+    _finite(name, x, finite)
     return x
 
 
-def in_range(name, value, low, high, *, low_open=False, high_open=False):
-    """Check ``low <(=) value <(=) high`` elementwise (NaN fails)."""
+def in_range(name, value, low, high, *, low_open=False, high_open=False, finite=True):
+    """Check ``low <(=) value <(=) high`` elementwise (NaN fails; infinities fail unless ``finite=False``)."""
     x = array(name, value)
     ok = (x > low if low_open else x >= low) & (x < high if high_open else x <= high)
     if not ok.all():
         rule = f"in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
         _fail(name, x, ok, rule)
+    _finite(name, x, finite)
     return x
 
 
 def whole(name, value, minimum=1):
-    """Check that `value` holds whole numbers ``>= minimum``; return them as floats."""
+    """Check that `value` holds finite whole numbers ``>= minimum``; return them as floats."""
     x = array(name, value)
-    ok = (x >= minimum) & (x == np.floor(x))
+    ok = (x >= minimum) & (x == np.floor(x)) & np.isfinite(x)
     if not ok.all():
         _fail(name, x, ok, f"a whole number >= {minimum}")
     return x

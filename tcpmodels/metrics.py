@@ -74,14 +74,18 @@ def jain_index(x, axis=-1):
     Returns
     -------
     float or ndarray
-        Index in [1/n, 1] [-]; NaN where every allocation is 0 (undefined).
+        Index in [1/n, 1] [-]; 1 where every allocation is 0 (see Notes).
 
     Notes
     -----
     .. math:: J(x) = \\frac{\\left(\\sum_{i=1}^n x_i\\right)^2}{n \\sum_{i=1}^n x_i^2}
 
     1 when all n flows get the same, 1/n when one flow gets everything; it is
-    scale-free, so throughputs or shares give the same index.  Used by
+    scale-free, so throughputs or shares give the same index.  For all-zero
+    allocations the formula is 0/0; they are equal shares (of nothing), and
+    equal allocations c (1, ..., 1) give 1 for every c > 0, so the index is
+    defined as that limit, 1, rather than NaN (a NaN would also make JSON
+    output invalid).  Used by
     Park et al. (NDCA-TCP, Eq. 6), Su et al. (2006, Sec. 5) and Kamra et al.
     (TCP/E, "fairness coefficient").
 
@@ -99,6 +103,8 @@ def jain_index(x, axis=-1):
     0.25
     >>> jain_index([[3, 1], [2, 2]])   # (4)^2 / (2 * 10) = 0.8 per row
     array([0.8, 1. ])
+    >>> jain_index([0, 0, 0])          # equal shares of nothing: the limit of equal allocations
+    1.0
     """
     values = _sample("x", x, axis)
     n = values.shape[axis]
@@ -106,6 +112,7 @@ def jain_index(x, axis=-1):
     with np.errstate(invalid="ignore", divide="ignore"):
         scaled = values / largest  # scale-free: avoids under/overflow of the squares
         index = scaled.sum(axis=axis) ** 2 / (n * np.square(scaled).sum(axis=axis))
+    index = np.where(np.squeeze(largest, axis=axis) == 0, 1.0, index)  # all zero: equal shares
     return _float_or_array(index)
 
 

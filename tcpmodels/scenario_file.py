@@ -3,13 +3,20 @@
 Top-level keys are the fields of ``Scenario``; ``[queue]`` and ``[sender]`` are
 tables whose ``type`` names a class of :mod:`tcpmodels.sim` (case-insensitive)
 and whose other keys are its fields.  Rates, times, sizes and buffers may be
-strings with tc units (``"10mbit"``, ``"100ms"``, ``"576b"``, ``"64kb"``);
-numbers are SI (bit/s, s, bytes; buffers and thresholds in packets).  The
-format is described in docs/cli.md.  Scenarios are built only through
+strings with tc units (``"10mbit"``, ``"100ms"``, ``"576b"``, ``"64kb"``; a time written as a
+string needs its unit); numbers are SI (bit/s, s, bytes; buffers and thresholds in packets).  A
+whole-packet field given in bytes (``buffer = "64kb"``) becomes whole packets,
+rounded down.  Booleans are TOML's ``true``/``false``; a string, a number, a
+list or a table where a number or a boolean belongs is an error, as is an
+infinite or NaN value.  When a file gives a ``duration`` no longer than the
+default warm-up and no ``warmup``, the warm-up is :data:`WARMUP_SHARE` of the
+duration.  The format is described in docs/cli.md.  Scenarios are built only through
 :mod:`tcpmodels.sim`'s public classes.
 """
 
 import dataclasses
+import functools
+import importlib.resources
 import inspect
 
 try:  # Python >= 3.11
@@ -19,7 +26,8 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10: pyproject require
 
 from . import sim, units
 
-__all__ = ["load_scenario", "scenario_from_table", "sim_classes"]
+__all__ = ["WARMUP_SHARE", "EXAMPLE_PREFIX", "load_scenario", "scenario_from_table", "example_names",
+           "example_text", "sim_classes"]
 
 # Scenario-file fields written with tc units, by what they measure.
 _RATE_FIELDS = {"bandwidth", "access_rate"}
@@ -27,8 +35,15 @@ _TIME_FIELDS = {"rtt", "duration", "warmup", "time_step", "trace_interval", "sta
                 "granularity", "max_rto", "t_clear"}
 _SIZE_FIELDS = {"packet_size"}
 _PACKET_FIELDS = {"buffer", "min_th", "max_th", "max_window"}
+#: Share of `duration` used as warm-up when a file gives a duration no longer than the default warm-up
+#: and no warm-up of its own.
+WARMUP_SHARE = 0.1
+#: Prefix naming a scenario file shipped with the package: ``example:standard_red``.
+EXAMPLE_PREFIX = "example:"
+_EXAMPLES = importlib.resources.files("tcpmodels") / "examples"
 
 
+@functools.cache
 def sim_classes():
     """Queue and sender classes of :mod:`tcpmodels.sim`, keyed by lower-case name without - or _."""
     return {name.lower(): obj for name, obj in vars(sim).items()
@@ -36,28 +51,72 @@ def sim_classes():
             and obj not in (sim.Scenario, sim.SimResult)}
 
 
+@functools.cache
+def _roles():
+    """{"queue": classes, "sender": classes}: which sim classes a Scenario takes for each role."""
+    roles = {"queue": {}, "sender": {}}
+    for key, cls in sim_classes().items():
+        for role in roles:
+            try:
+                sim.Scenario(n_flows=1, bandwidth=1e6, rtt=0.1, **{role: cls()})
+            except (TypeError, ValueError):
+                continue
+            roles[role][key] = cls
+    return roles
+
+
 def _key(name):
     return name.lower().replace("-", "").replace("_", "")
 
 
 def _fields(cls):
-    return [f.name for f in dataclasses.fields(cls) if f.init]
+    return {f.name: _kind(f.type) for f in dataclasses.fields(cls) if f.init}
 
 
-def _value(where, key, value, packet_size):
-    """One scenario value in SI units; strings may carry tc units."""
-    if not isinstance(value, str):
-        return value
+def _kind(annotation):
+    """"bool", "int", "float" or "any" from a field's annotation (a type or its string form)."""
+    text = str(annotation)
+    for kind in ("bool", "int", "float"):
+        if kind in text.replace("<class '", "").replace("'>", "").split(" | ")[0]:
+            return kind
+    return "any"
+
+
+def _value(where, key, value, kind, packet_size):
+    """One scenario value in SI units; strings may carry tc units; booleans and numbers as typed."""
     label = f"{where}{key}"
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ValueError(f"{label}: expected true or false (TOML booleans, without quotes), got {value!r}")
+        return value
+    if kind == "any":
+        return value
+    if isinstance(value, str) and key in _RATE_FIELDS | _TIME_FIELDS | _SIZE_FIELDS | _PACKET_FIELDS:
+        number = _parse_unit(label, key, value, packet_size)
+        # Whole-packet fields given in bytes become whole packets (64kb of 576-byte packets: 113).
+        return max(1, int(number)) if kind == "int" and key in _PACKET_FIELDS else number
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        what = "a whole number" if kind == "int" else "a number"
+        raise ValueError(f"{label}: expected {what}, got {_short(value)}")
+    if not (abs(value) < 1e300):  # inf, NaN, and integers beyond a float (10**400)
+        raise ValueError(f"{label}: expected a finite number, got {_short(value)}")
+    return value
+
+
+def _short(value):
+    """repr of `value`, shortened for a one-line message."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
+
+
+def _parse_unit(label, key, value, packet_size):
     if key in _RATE_FIELDS:
         return units.parse_rate(value, label)
-    if key in _TIME_FIELDS:
-        return units.parse_time(value, label)
+    if key in _TIME_FIELDS:  # "100" would be 100 us to tc and 100 s to a reader of seconds
+        return units.parse_time(value, label, unit_required=True)
     if key in _SIZE_FIELDS:
         return units.parse_size(value, label)
-    if key in _PACKET_FIELDS:
-        return units.parse_buffer(value, packet_size, label)
-    return value
+    return units.parse_buffer(value, packet_size, label)
 
 
 def _checked(where, table, allowed):
@@ -68,19 +127,26 @@ def _checked(where, table, allowed):
 
 def _component(where, name, spec, packet_size):
     """A ``[queue]`` or ``[sender]`` table (or a plain name) -> a sim object."""
+    classes = _roles()[name]
+    names = ", ".join(c.__name__ for c in classes.values())
     if isinstance(spec, str):
-        return spec
+        if _key(spec) not in classes:
+            raise ValueError(f"{where}{name}: unknown {spec!r}; expected one of {names}")
+        return classes[_key(spec)]()
     if not isinstance(spec, dict) or "type" not in spec:
         raise ValueError(f"{where}{name}: expected a name or a table with a 'type' key, got {spec!r}")
-    classes = sim_classes()
     kind = spec["type"]
     cls = classes.get(_key(kind)) if isinstance(kind, str) else None
     if cls is None:
-        raise ValueError(f"{where}{name}.type: unknown {kind!r}; expected one of "
-                         f"{', '.join(c.__name__ for c in classes.values())}")
+        raise ValueError(f"{where}{name}.type: unknown {kind!r}; expected one of {names}")
     options = {k: v for k, v in spec.items() if k != "type"}
-    _checked(f"{where}[{name}] ", options, _fields(cls))
-    return cls(**{k: _value(f"{where}[{name}] ", k, v, packet_size) for k, v in options.items()})
+    fields = _fields(cls)
+    _checked(f"{where}[{name}] ", options, fields)
+    kwargs = {k: _value(f"{where}[{name}] ", k, v, fields[k], packet_size) for k, v in options.items()}
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{where}[{name}] {error}") from None
 
 
 def scenario_from_table(table, source=""):
@@ -115,15 +181,51 @@ def scenario_from_table(table, source=""):
     where = f"{source}: " if source else ""
     if not isinstance(table, dict):
         raise ValueError(f"{where}expected a table of scenario fields, got {table!r}")
-    _checked(where, table, _fields(sim.Scenario))
-    default_size = {f.name: f.default for f in dataclasses.fields(sim.Scenario)}["packet_size"]
-    size = _value(where, "packet_size", table.get("packet_size", default_size), None)
-    kwargs = {k: _component(where, k, v, size) if k in ("queue", "sender") else _value(where, k, v, size)
+    fields = _fields(sim.Scenario)
+    _checked(where, table, fields)
+    defaults = {f.name: f.default for f in dataclasses.fields(sim.Scenario)}
+    size = _value(where, "packet_size", table.get("packet_size", defaults["packet_size"]), "float", None)
+    kwargs = {k: _component(where, k, v, size) if k in ("queue", "sender") else _value(where, k, v, fields[k], size)
               for k, v in table.items()}
+    if "warmup" not in kwargs and "duration" in kwargs and kwargs["duration"] <= defaults["warmup"]:
+        kwargs["warmup"] = WARMUP_SHARE * kwargs["duration"]  # the user never set a warm-up: fit one
     try:
         return sim.Scenario(**kwargs)
     except (TypeError, ValueError) as error:
         raise ValueError(f"{where}{error}") from None
+
+
+def example_names():
+    """Names of the scenario files shipped with the package (``example:NAME`` loads one).
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> "standard_red" in example_names()
+    True
+    """
+    return sorted(p.name[:-5] for p in _EXAMPLES.iterdir() if p.name.endswith(".toml"))
+
+
+def example_text(name):
+    """The text of a shipped scenario file.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`example_names` (with or without ``example:``).
+
+    Returns
+    -------
+    str
+    """
+    name = name.removeprefix(EXAMPLE_PREFIX)
+    if name not in example_names():
+        raise ValueError(f"{EXAMPLE_PREFIX}{name}: no such example; examples: {', '.join(example_names())}")
+    return (_EXAMPLES / f"{name}.toml").read_text(encoding="utf-8")
 
 
 def load_scenario(path):
@@ -132,7 +234,9 @@ def load_scenario(path):
     Parameters
     ----------
     path : str or os.PathLike
-        The scenario file (format: :func:`scenario_from_table`, docs/cli.md).
+        The scenario file (format: :func:`scenario_from_table`, docs/cli.md),
+        or ``example:NAME`` for a file shipped with the package
+        (:func:`example_names`).
 
     Returns
     -------
@@ -145,8 +249,11 @@ def load_scenario(path):
         the message starts with the file name and names the field.
     """
     try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+        if isinstance(path, str) and path.startswith(EXAMPLE_PREFIX):
+            data = tomllib.loads(example_text(path))
+        else:
+            with open(path, "rb") as handle:
+                data = tomllib.load(handle)
     except OSError as error:
         raise ValueError(f"{path}: cannot read the scenario file ({error.strerror})") from None
     except tomllib.TOMLDecodeError as error:

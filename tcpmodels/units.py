@@ -34,8 +34,8 @@ def capacity(bandwidth, packet_size):
     >>> round(capacity(10e6, 576), 1)
     2170.1
     """
-    bw = _checks.positive("bandwidth", bandwidth)
-    size = _checks.positive("packet_size", packet_size)
+    bw = _checks.positive("bandwidth", bandwidth, finite=True)
+    size = _checks.positive("packet_size", packet_size, finite=True)
     return _checks.scalar_or_array(bw / (8.0 * size), bandwidth, packet_size)
 
 
@@ -59,8 +59,8 @@ def bandwidth(capacity, packet_size):
     >>> bandwidth(2170.138888, 576)
     10000000.0
     """
-    cap = _checks.positive("capacity", capacity)
-    size = _checks.positive("packet_size", packet_size)
+    cap = _checks.positive("capacity", capacity, finite=True)
+    size = _checks.positive("packet_size", packet_size, finite=True)
     return _checks.scalar_or_array(cap * 8.0 * size, capacity, packet_size)
 
 
@@ -89,7 +89,7 @@ def bdp(bandwidth, rtt, packet_size):
     217.0
     """
     cap = capacity(bandwidth, packet_size)
-    r = _checks.positive("rtt", rtt)
+    r = _checks.positive("rtt", rtt, finite=True)
     return _checks.scalar_or_array(cap * r, bandwidth, rtt, packet_size)
 
 
@@ -113,8 +113,8 @@ def packets_to_bytes(packets, packet_size):
     >>> packets_to_bytes(500, 576)
     288000.0
     """
-    n = _checks.nonnegative("packets", packets)
-    size = _checks.positive("packet_size", packet_size)
+    n = _checks.nonnegative("packets", packets, finite=True)
+    size = _checks.positive("packet_size", packet_size, finite=True)
     return _checks.scalar_or_array(n * size, packets, packet_size)
 
 
@@ -138,8 +138,8 @@ def bytes_to_packets(size, packet_size):
     >>> bytes_to_packets(65536, 576)
     113.77777777777777
     """
-    s = _checks.nonnegative("size", size)
-    p = _checks.positive("packet_size", packet_size)
+    s = _checks.nonnegative("size", size, finite=True)
+    p = _checks.positive("packet_size", packet_size, finite=True)
     return _checks.scalar_or_array(s / p, size, packet_size)
 
 
@@ -195,7 +195,11 @@ _QUANTITY = _re.compile(rf"\s*({_NUMBER})([A-Za-z%]*)\s*")
 def _split(text, option, what, example):
     """Split ``'10mbit'`` into ``(10.0, 'mbit')``; reject blanks, NaN and ``'10 mbit'``."""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
-        return float(text), ""
+        try:
+            return float(text), ""
+        except OverflowError:  # an integer beyond a float, 10**400
+            raise ValueError(f"{option}: expected {what} such as {example}, got a {len(str(text))}-digit "
+                             "number") from None
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"{option}: expected {what} such as {example}, got {text!r}")
     match = _QUANTITY.fullmatch(text)
@@ -262,7 +266,7 @@ def parse_rate(text, option="--bandwidth"):
     return _scaled(text, option, RATE_UNITS, "a rate", "10mbit")
 
 
-def parse_time(text, option="--rtt"):
+def parse_time(text, option="--rtt", *, unit_required=False):
     """Parse a time written as for ``tc``: ``100ms``, ``250us``, ``1s``.
 
     Parameters
@@ -272,6 +276,9 @@ def parse_time(text, option="--rtt"):
         microseconds).  Suffixes: :data:`TIME_UNITS`.
     option : str
         The option or field being read, named in the error message.
+    unit_required : bool, optional
+        Refuse a plain number in a string: the command line does, since tc
+        would read ``100`` as 100 us and a reader of seconds as 100 s.
 
     Returns
     -------
@@ -286,7 +293,14 @@ def parse_time(text, option="--rtt"):
     Traceback (most recent call last):
     ...
     ValueError: --rtt: expected a time > 0 such as 100ms, got '-100ms'
+    >>> parse_time("100", unit_required=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: --rtt: write the time with its unit, as in 100ms or 0.1s (tc reads a plain 100 as ...), got '100'
     """
+    if unit_required and isinstance(text, str) and _split(text, option, "a time", "100ms")[1] == "":
+        raise ValueError(f"{option}: write the time with its unit, as in 100ms or 0.1s (tc reads a plain "
+                         f"{text.strip()} as microseconds), got {text!r}")
     return _scaled(text, option, TIME_UNITS, "a time", "100ms")
 
 
@@ -409,7 +423,7 @@ def parse_count(text, option="--flows"):
     ValueError: --flows: expected a whole number >= 1 such as 300, got '2.5'
     """
     value, unit = _split(text, option, "a whole number >= 1", "300")
-    if unit or not (value >= 1 and value == _math.floor(value) and _math.isfinite(value)):
+    if unit or not (_math.isfinite(value) and value >= 1 and value == _math.floor(value)):
         raise ValueError(f"{option}: expected a whole number >= 1 such as 300, got {text!r}")
     return int(value)
 

@@ -1,5 +1,7 @@
 """The ``tcpmodels`` command: driven through ``main(argv)``, and once as the installed program."""
 
+import csv
+import io
 import json
 import runpy
 import shutil
@@ -8,7 +10,7 @@ import sys
 
 import pytest
 
-from tcpmodels import calculator
+from tcpmodels import calculator, cli
 from tcpmodels.cli import main
 
 LINK = ["--bandwidth", "10mbit", "--rtt", "100ms"]
@@ -75,8 +77,9 @@ def test_red_json_is_the_calculator_result(capsys):
 @pytest.mark.parametrize("option, tc_style, plain", [
     ("--bandwidth", "10mbit", "10000000"),
     ("--bandwidth", "10mbit", "1250kbps"),            # bps is BYTES per second, as in tc
-    ("--rtt", "100ms", "0.1"),
+    ("--rtt", "100ms", "0.1s"),
     ("--rtt", "100ms", "100000us"),
+    ("--packet-size", "1500b", "1500"),
     ("--packet-size", "576b", "576"),
     ("--loss", "0.02", "2%"),
 ])
@@ -97,7 +100,7 @@ def test_buffer_in_packets_or_bytes(capsys):
     base = ["droptail", *LINK, "--flows", "20", "--json", "--buffer"]
     assert main(base + ["500"]) == 0
     packets = json.loads(capsys.readouterr().out)
-    assert main(base + ["288000b"]) == 0             # 500 packets of 576 bytes
+    assert main(base + ["750000b"]) == 0             # 500 packets of 1500 bytes (the default size)
     assert json.loads(capsys.readouterr().out) == packets
 
 
@@ -111,6 +114,8 @@ BAD = [
     (["red", "--bandwidth", "10mbits", "--rtt", "100ms", "--flows", "300", "--loss", "0.02"],
      ["--bandwidth", "unknown unit"]),
     (["red", "--bandwidth", "10mbit", "--rtt", "-100ms", "--flows", "300", "--loss", "0.02"], ["--rtt"]),
+    (["red", "--bandwidth", "10mbit", "--rtt", "100", "--flows", "300", "--loss", "0.02"],
+     ["--rtt", "unit", "microseconds"]),                 # tc would read 100 us; 100 s was the old trap
     (["red", *LINK, "--flows", "0", "--loss", "0.02"], ["--flows"]),
     (["red", *LINK, "--flows", "2.5", "--loss", "0.02"], ["--flows"]),
     (["red", *LINK, "--flows", "-3", "--loss", "0.02"], ["--flows"]),
@@ -232,3 +237,78 @@ def test_installed_command():
                          timeout=60)
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.count("\n") == 1 and "--bandwidth" in bad.stderr
+
+
+@pytest.mark.parametrize("name", ["red", "fpq", "droptail", "hstcp"])
+def test_csv_on_every_table(capsys, name):
+    status, out, err = run(capsys, COMMANDS[name] + ["--csv"])
+    assert status == 0 and "Traceback" not in err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) >= 2 and all(rows[0].keys() == r.keys() for r in rows)
+    _, data, _ = run(capsys, COMMANDS[name] + ["--json"])
+    table = json.loads(data)[{"red": "sweep", "fpq": "rows", "droptail": "rules", "hstcp": "rows"}[name]]
+    assert [float(r[k]) for r in rows for k in r if isinstance(table[0][k], float)] == pytest.approx(
+        [t[k] for t in table for k in t if isinstance(t[k], float)], rel=1e-12)
+
+
+def test_example_list_and_simulate_example(capsys):
+    status, out, err = run(capsys, ["example", "--list"])
+    assert status == 0 and "example:standard_red" in out and "example:quick_red" in out
+    status, out, err = run(capsys, ["simulate", "example:quick_red", "--json"])
+    assert status == 0 and json.loads(out)["scenario"]["n_flows"] == 20
+    status, out, err = run(capsys, ["simulate", "example:nope"])
+    assert status == 2 and "example:nope" in err and "standard_red" in err and err.count("\n") == 1
+
+
+def test_help_points_only_to_what_the_wheel_carries(capsys):
+    for argv in (["--help"], ["simulate", "--help"], ["example", "--help"]):
+        status, out, _ = run(capsys, argv)
+        assert status == 0 and "docs/cli.md" not in out and "examples/" not in out
+
+
+def test_dev_cannot_inject_a_shell_command(capsys):
+    for dev in ("eth0; reboot", "eth0 && rm -rf /", "$(reboot)", "`id`", "", "a" * 16, "eth0|x"):
+        status, out, err = run(capsys, RED + ["--dev", dev])
+        assert status == 2 and out == "" and "--dev" in err and err.count("\n") == 1, dev
+    status, out, _ = run(capsys, RED + ["--dev", "eth0.100"])
+    assert status == 0 and "dev eth0.100 root red" in out
+
+
+def test_droptail_by_target_delay_prints_pfifo_and_bfifo(capsys):
+    status, out, err = run(capsys, ["droptail", *LINK, "--flows", "300", "--delay", "20ms"])
+    assert status == 0
+    # 20 ms at 10 Mbit/s of 1500-byte packets: 833.3 packets/s x 0.02 s = 16.7, rounded up to 17.
+    assert "root pfifo limit 17" in out and "root bfifo limit 25500" in out
+
+
+def test_ecn_and_adaptive_reach_the_lines_and_the_simulator(capsys):
+    status, out, err = run(capsys, RED + ["--ecn", "--adaptive", "--json"])
+    data = json.loads(out)
+    assert status == 0 and data["tc"]["command"].endswith(" ecn harddrop adaptive")
+    assert data["ns3"]["UseEcn"] is True and data["ns3"]["AdaptMaxP"] is True
+    assert any("ecn" in note for note in data["notes"]) and any("adaptive" in note for note in data["notes"])
+    setting = calculator.red_setting(10e6, 0.1, 300, loss_rate=0.02, ecn=True)
+    scenario = calculator.red_scenario(setting)
+    assert scenario.queue.ecn is True and scenario.sender.ecn is True
+
+
+def test_unreachable_target_warns(capsys):
+    status, out, err = run(capsys, ["red", *LINK, "--flows", "1", "--loss", "0.02"])
+    assert status == 0 and "cannot reach 2 % loss with 1 flows" in err
+
+
+def test_ctrl_c_is_one_line_and_130(capsys, monkeypatch):
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(cli._COMMANDS, "red", interrupted)
+    status, out, err = run(capsys, RED)
+    assert status == 130 and out == "" and err == "tcpmodels: interrupted\n"
+
+
+def test_full_disk_is_one_line_and_nonzero():
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "tcpmodels", "hstcp", "--points", "3000"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1 and "cannot write the output" in done.stderr

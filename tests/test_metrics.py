@@ -26,9 +26,9 @@ def test_jain_extremes_and_axis():
     assert metrics.jain_index([5.0, 5.0, 5.0]) == 1.0
     assert metrics.jain_index([1.0, 0.0, 0.0, 0.0]) == 0.25  # 1^2 / (4 * 1)
     x = np.array([[3.0, 1.0], [2.0, 2.0], [0.0, 0.0]])
-    out = metrics.jain_index(x)  # (3+1)^2 / (2 * 10) = 0.8; equal shares 1; all zero undefined
+    out = metrics.jain_index(x)  # (3+1)^2 / (2 * 10) = 0.8; equal shares 1; all zero 1
     np.testing.assert_allclose(out[:2], [0.8, 1.0])
-    assert np.isnan(out[2])
+    assert out[2] == 1.0  # all zero: equal shares, defined as 1 (metrics.jain_index Notes)
     np.testing.assert_allclose(metrics.jain_index(x[:2].T, axis=0), [0.8, 1.0])
     assert metrics.jain_index(4.0) == 1.0  # a single flow is trivially fair
 
@@ -38,7 +38,7 @@ def test_jain_extremes_and_axis():
 def test_jain_bounds_and_scale_free(x, scale):
     j = metrics.jain_index(x)
     if max(x) == 0:
-        assert np.isnan(j)
+        assert j == 1.0  # equal shares of nothing (metrics.jain_index Notes)
         return
     n = len(x)
     assert 1.0 / n - 1e-12 <= j <= 1.0 + 1e-12

@@ -44,3 +44,34 @@ def test_scalar_or_array():
     assert type(_checks.scalar_or_array(np.float64(1.0), 1.0)) is float
     assert isinstance(_checks.scalar_or_array(np.array([1.0]), [1.0]), np.ndarray)
     assert isinstance(_checks.scalar_or_array(np.float64(1.0), np.array(1.0), [2.0]), np.ndarray)
+
+
+def test_huge_integers_and_infinities_are_value_errors():
+    # 10**400 does not fit a float: a ValueError naming the argument, not an OverflowError.
+    with pytest.raises(ValueError, match="n_flows must be a finite number"):
+        _checks.whole("n_flows", 10**400)
+    with pytest.raises(ValueError, match="n_flows must be a whole number"):
+        _checks.whole("n_flows", math.inf)
+    with pytest.raises(ValueError, match="loss_rate must be finite"):
+        _checks.in_range("loss_rate", math.inf, 0, math.inf)
+    assert _checks.in_range("alpha", math.inf, 1, math.inf, finite=False) == math.inf
+    with pytest.raises(ValueError, match="rtt must be finite, got inf"):
+        _checks.positive("rtt", [0.1, math.inf], finite=True)
+    assert _checks.positive("access_rate", math.inf) == math.inf   # "none", as the simulator uses it
+    with pytest.raises(ValueError, match="rtt must be a number"):
+        _checks.positive("rtt", "0.1")                              # numpy would read the string
+    for call in (lambda: units.capacity(math.inf, 1500), lambda: units.bdp(10e6, math.inf, 1500),
+                 lambda: units.capacity(10e6, 10**400)):
+        with pytest.raises(ValueError):
+            call()
+
+
+def test_parsers_refuse_what_would_overflow_or_mislead():
+    with pytest.raises(ValueError, match="--flows"):
+        units.parse_count("1e400")
+    with pytest.raises(ValueError, match="--flows"):
+        units.parse_count(10**400)
+    with pytest.raises(ValueError, match="--rtt: write the time with its unit"):
+        units.parse_time("100", unit_required=True)
+    assert units.parse_time("100", unit_required=False) == 100.0     # the library's own convention: seconds
+    assert units.parse_time(0.1, unit_required=True) == 0.1          # a number is typed, not a string

@@ -12,6 +12,7 @@ asks for.  It holds no model of its own.  One job per module:
                           (:func:`red_setting`, :func:`fpq_setting`, :func:`droptail_sizing`,
                           :func:`example`)
 ``tc``                    the Linux ``tc ... red`` line and what tc derives from it
+``kernel``                ports of iproute2's and Linux's checks every printed line passes
 ``ns3``                   ns-3 ``RedQueueDisc`` attributes
 ``simulation``            the simulator's run beside the prediction (:func:`simulate`)
 ``output``                results as plain JSON-ready Python (:func:`jsonable`)
@@ -23,13 +24,15 @@ function returns a small frozen :class:`~tcpmodels._results.Result`
 """
 
 from ..scenario_file import load_scenario
-from .link import DEFAULT_MIN_TH, DEFAULT_PACKET_SIZE, Link, link
+from .link import DEFAULT_MIN_TH, DEFAULT_PACKET_SIZE, THESIS_PACKET_SIZE, Link, link
 from .ns3 import Ns3Red, ns3_red
-from .output import jsonable
+from .output import jsonable, to_csv
 from .predictions import (
     DEFAULT_MODEL,
     DEFAULT_SENDER,
+    MAX_DELAY,
     MAX_LOSS,
+    MAX_POINTS,
     MAX_QUEUE_PER_FLOW,
     MODELS,
     SENDERS,
@@ -40,7 +43,7 @@ from .predictions import (
     hstcp_table,
     predict,
 )
-from .simulation import Simulation, simulate
+from .simulation import Simulation, red_scenario, simulate
 from .sizing import (
     BITS_PER_FLOW,
     T_CLEAR_MIN,
@@ -55,13 +58,14 @@ from .sizing import (
     fpq_setting,
     red_setting,
 )
-from .tc import LIMIT_FACTOR, TcRed, tc_ewma_log, tc_rate, tc_red
+from .tc import LIMIT_FACTOR, TcRed, check_dev, max_threshold, tc_rate, tc_red
 
 __all__ = [
     "DEFAULT_PACKET_SIZE", "DEFAULT_MIN_TH", "DEFAULT_MODEL", "MODELS", "DEFAULT_SENDER", "SENDERS",
     "SWEEP_FACTORS", "LIMIT_FACTOR", "MAX_LOSS", "MAX_QUEUE_PER_FLOW", "T_CLEAR_MIN", "BITS_PER_FLOW",
     "Link", "Prediction", "TcRed", "Ns3Red", "REDSetting", "FPQRow", "FPQSetting", "BufferRule",
     "DropTailSizing", "HSTCPRow", "HSTCPTable", "Simulation", "Example",
-    "link", "predict", "tc_rate", "tc_ewma_log", "tc_red", "ns3_red", "red_setting", "fpq_setting",
-    "droptail_sizing", "hstcp_table", "load_scenario", "simulate", "example", "jsonable",
+    "link", "predict", "tc_rate", "check_dev", "max_threshold", "tc_red", "ns3_red", "red_setting", "fpq_setting",
+    "droptail_sizing", "hstcp_table", "load_scenario", "simulate", "red_scenario", "example", "jsonable",
+    "to_csv", "MAX_DELAY", "MAX_POINTS", "THESIS_PACKET_SIZE",
 ]

@@ -2,15 +2,18 @@
 
 import dataclasses
 
-from .. import units
+from .. import _checks, units
 from .._results import Result
 
-__all__ = ["DEFAULT_PACKET_SIZE", "DEFAULT_MIN_TH", "Link", "link"]
-#: The thesis' packet size [bytes] (Morris 1999, Fig. 3.2).
-DEFAULT_PACKET_SIZE = 576
+__all__ = ["DEFAULT_PACKET_SIZE", "THESIS_PACKET_SIZE", "DEFAULT_MIN_TH", "MAX_BANDWIDTH", "MAX_RTT",
+           "MAX_PACKET_SIZE", "MAX_FLOWS", "Link", "link", "flow_count"]
+
+#: Packet size [bytes] for today's links: a full Ethernet frame's IP packet.
+DEFAULT_PACKET_SIZE = 1500
+#: The thesis' packet size [bytes] (Morris 1999, Fig. 3.2), used by the worked example.
+THESIS_PACKET_SIZE = 576
 #: RED min_th [packets] used throughout the thesis and by FPQ (Fig. 6.4).
 DEFAULT_MIN_TH = 5
-#: The RED equilibrium model the calculator predicts with (``red.equilibrium``'s default,
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,17 +42,53 @@ class Link(Result):
 
 
 
+#: Largest link rate the calculator takes [bit/s] (1 Pbit/s: beyond any interface, and far from overflow).
+MAX_BANDWIDTH = 1e15
+#: Longest round trip it takes [s]: an hour (a bare "--rtt 1e308s" is a typo, not a path).
+MAX_RTT = 3600.0
+#: Largest packet [bytes]: an IPv4/IPv6 packet's 16-bit length (jumbograms aside).
+MAX_PACKET_SIZE = 65535
+#: Most flows the calculator sizes for: a billion long-lived flows through one queue.
+MAX_FLOWS = 10**9
+
+
+def flow_count(name, value):
+    """`value` as a whole number of flows in [1, :data:`MAX_FLOWS`], or ``ValueError`` naming `name`.
+
+    Parameters
+    ----------
+    name : str
+        Argument name for the message.
+    value : int
+        Number of flows.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> flow_count("n_flows", 300.0)
+    300
+    """
+    n = float(_checks.whole(name, value))
+    if n > MAX_FLOWS:
+        raise ValueError(f"{name} must be at most {MAX_FLOWS:.0e}, got {n:.3g}")
+    return int(n)
+
+
 def link(bandwidth, rtt, packet_size=DEFAULT_PACKET_SIZE):
     """Describe a bottleneck link in the models' units.
 
     Parameters
     ----------
     bandwidth : float
-        Link rate [bit/s].
+        Link rate [bit/s], at most :data:`MAX_BANDWIDTH`.
     rtt : float
-        Round-trip propagation time [s].
-    packet_size : float, optional
-        Packet size [bytes]; the thesis' 576 by default.
+        Round-trip propagation time [s], at most :data:`MAX_RTT`.
+    packet_size : int, optional
+        Packet size [bytes], a whole number up to :data:`MAX_PACKET_SIZE`;
+        1500 by default (the thesis' examples use 576).
 
     Returns
     -------
@@ -63,7 +102,12 @@ def link(bandwidth, rtt, packet_size=DEFAULT_PACKET_SIZE):
     >>> round(lk.capacity), round(lk.bdp)
     (2170, 217)
     """
-    return Link(float(bandwidth), float(rtt), float(packet_size),
-                units.capacity(bandwidth, packet_size), units.bdp(bandwidth, rtt, packet_size))
+    bandwidth = float(_checks.in_range("bandwidth", bandwidth, 0, MAX_BANDWIDTH, low_open=True))
+    rtt = float(_checks.in_range("rtt", rtt, 0, MAX_RTT, low_open=True))
+    packet_size = float(_checks.whole("packet_size", packet_size))
+    if packet_size > MAX_PACKET_SIZE:
+        raise ValueError(f"packet_size must be at most {MAX_PACKET_SIZE} bytes, got {packet_size:g}")
+    return Link(bandwidth, rtt, packet_size, units.capacity(bandwidth, packet_size),
+                units.bdp(bandwidth, rtt, packet_size))
 
 

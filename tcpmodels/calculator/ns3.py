@@ -6,9 +6,11 @@ import math
 from .._results import Result
 
 __all__ = ["Ns3Red", "ns3_red"]
+
+
 @dataclasses.dataclass(frozen=True)
 class Ns3Red(Result):
-    """ns-3 ``RedQueueDisc`` attribute values (packet mode) for the same setting.
+    """ns-3 ``RedQueueDisc`` attribute values (packet mode) for the same setting as the tc line.
 
     Attributes
     ----------
@@ -22,8 +24,16 @@ class Ns3Red(Result):
         [bytes].
     MaxSize : str
         Hard limit, as ns-3 writes a packet count (``"8628p"``).
+    LinkBandwidth : str
+        The rate tc is given, as an ns-3 ``DataRate`` (``"10000000bps"``): both
+        age the average over idle time alike.
     Gentle, Wait : bool
         False, so ns-3 drops as tc and the thesis' model do.
+    UseEcn, UseHardDrop : bool
+        Mark instead of drop below max_th; drop (not mark) above it, as tc's
+        ``ecn harddrop``.
+    AdaptMaxP : bool
+        Adapt max_p (tc's ``adaptive``).
     code : str
         ``Config::SetDefault`` lines ready to paste into an ns-3 program.
     """
@@ -34,13 +44,16 @@ class Ns3Red(Result):
     QW: float
     MeanPktSize: int
     MaxSize: str
+    LinkBandwidth: str
     Gentle: bool
     Wait: bool
+    UseEcn: bool
+    UseHardDrop: bool
+    AdaptMaxP: bool
     code: str
 
 
-
-def ns3_red(min_th, max_th, max_p, weight, packet_size, limit):
+def ns3_red(min_th, max_th, max_p, weight, packet_size, limit, bandwidth, *, ecn=False, adaptive=False):
     """ns-3 ``RedQueueDisc`` attributes for a RED setting (packet mode).
 
     Parameters
@@ -55,6 +68,12 @@ def ns3_red(min_th, max_th, max_p, weight, packet_size, limit):
         Mean packet size [bytes].
     limit : float
         Hard limit [packets] (``MaxSize``).
+    bandwidth : float
+        Link rate [bit/s] (``LinkBandwidth``).
+    ecn : bool, optional
+        ``UseEcn`` (with ``UseHardDrop``: forced drops stay drops).
+    adaptive : bool, optional
+        ``AdaptMaxP``.
 
     Returns
     -------
@@ -62,21 +81,20 @@ def ns3_red(min_th, max_th, max_p, weight, packet_size, limit):
 
     Examples
     --------
-    >>> n = ns3_red(5, 500, 0.02, 2**-13, 576, 2000)
-    >>> n.LInterm, n.MaxSize
-    (50.0, '2000p')
+    >>> n = ns3_red(5, 500, 0.02, 2**-13, 576, 2000, 10e6)
+    >>> n.LInterm, n.MaxSize, n.LinkBandwidth
+    (50.0, '2000p', '10000000bps')
     >>> print(n.code.splitlines()[2])
     Config::SetDefault ("ns3::RedQueueDisc::LInterm", DoubleValue (50));
     """
-    size = f"{int(math.ceil(limit))}p"
     attrs = {"MinTh": float(min_th), "MaxTh": float(max_th), "LInterm": 1.0 / max_p, "QW": float(weight),
-             "MeanPktSize": int(round(packet_size)), "MaxSize": size, "Gentle": False, "Wait": False}
-    kinds = {float: "DoubleValue ({:.10g})", int: "UintegerValue ({})", bool: "BooleanValue ({})",
-             str: 'QueueSizeValue (QueueSize ("{}"))'}
+             "MeanPktSize": int(round(packet_size)), "MaxSize": f"{int(math.ceil(limit))}p",
+             "LinkBandwidth": f"{int(round(bandwidth))}bps", "Gentle": False, "Wait": False,
+             "UseEcn": bool(ecn), "UseHardDrop": True, "AdaptMaxP": bool(adaptive)}
+    kinds = {"MaxSize": 'QueueSizeValue (QueueSize ("{}"))', "LinkBandwidth": 'DataRateValue (DataRate ("{}"))'}
+    kinds.update({float: "DoubleValue ({:.10g})", int: "UintegerValue ({})", bool: "BooleanValue ({})"})
     code = "\n".join(
         f'Config::SetDefault ("ns3::RedQueueDisc::{key}", '
-        + kinds[type(value)].format(str(value).lower() if isinstance(value, bool) else value) + ");"
-        for key, value in attrs.items())
+        + kinds.get(key, kinds.get(type(value))).format(str(value).lower() if isinstance(value, bool) else value)
+        + ");" for key, value in attrs.items())
     return Ns3Red(**attrs, code=code)
-
-

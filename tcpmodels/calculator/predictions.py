@@ -13,7 +13,10 @@ from .. import _checks, hstcp, red, tcp
 from .._results import Result
 
 __all__ = ["DEFAULT_MODEL", "MODELS", "DEFAULT_SENDER", "SENDERS", "SWEEP_FACTORS", "MAX_LOSS",
-           "MAX_QUEUE_PER_FLOW", "Prediction", "HSTCPRow", "HSTCPTable", "predict", "hstcp_table"]
+           "MAX_QUEUE_PER_FLOW", "MAX_DELAY", "MAX_POINTS", "Prediction", "HSTCPRow", "HSTCPTable", "predict",
+           "hstcp_table"]
+
+#: The RED equilibrium model the calculator predicts with (``red.equilibrium``'s default,
 #: the most accurate against packet-level measurements), and the choices.
 DEFAULT_MODEL = "P3"
 MODELS = red.MODELS
@@ -22,17 +25,21 @@ DEFAULT_SENDER = "newreno"
 SENDERS = tuple(tcp.TIMEOUT_SPACING)
 #: Multiples of the design flow count in the "where does it break" table: N/4 ... 4N.
 SWEEP_FACTORS = tuple(2.0 ** np.linspace(-2.0, 2.0, 9))
-#: tc's hard ``limit`` as a multiple of ``max``: tc-red(8) asks for "a few times max".
 #: Loss above which a flow's effective window drops under 4 packets, so fast
 #: retransmit fails and time-outs take over (Morris 1999, section 5.3.4: "less than 3%").
 MAX_LOSS = 0.03
 #: Queue per flow [packets] above which RED buffers more than TCP needs: twice FPQ's 5 (section 7.1).
 MAX_QUEUE_PER_FLOW = 10.0
-#: Smallest FPQ counting interval recommended [s] (Morris 1999, sections 6.4-6.5 use 4 s).
+#: Most rows of an HSTCP table: a table to read, and far from a memory problem.
+MAX_POINTS = 100_000
+#: Default queueing delay [s] above which a row is "long delay": a standing queue that adds more than
+#: a typical Internet round trip (the user changes it with ``max_delay`` / ``--max-delay``).
+MAX_DELAY = 0.1
 
 # Statuses of a prediction row, most serious first.
 _FORCED = "forced drops"
 _TIMEOUTS = "time-outs"
+_DELAY = "long delay"
 _EXCESS = "excess queue"
 _IDLE = "idle link"
 _OK = "ok"
@@ -63,7 +70,8 @@ class Prediction(Result):
     status : str
         ``"ok"``, or the first way the setting breaks at this load:
         ``"forced drops"`` (average queue at max_th), ``"time-outs"`` (loss above
-        :data:`MAX_LOSS`), ``"excess queue"`` (more than :data:`MAX_QUEUE_PER_FLOW`
+        :data:`MAX_LOSS`), ``"long delay"`` (queueing delay above the chosen
+        maximum, :data:`MAX_DELAY` by default), ``"excess queue"`` (more than :data:`MAX_QUEUE_PER_FLOW`
         packets queued per flow) or ``"idle link"`` (average queue below min_th).
     """
 
@@ -118,14 +126,15 @@ class HSTCPTable(Result):
 
 
 
-def _status(loss_rate, queue, queue_per_flow, saturated, min_th):
+def _status(loss_rate, queue, delay, queue_per_flow, saturated, min_th, max_delay):
     """Classify each prediction row (most serious reason first)."""
     return np.select(
-        [saturated, loss_rate > MAX_LOSS, queue_per_flow > MAX_QUEUE_PER_FLOW, queue < min_th],
-        [_FORCED, _TIMEOUTS, _EXCESS, _IDLE], default=_OK)
+        [saturated, loss_rate > MAX_LOSS, delay > max_delay, queue_per_flow > MAX_QUEUE_PER_FLOW, queue < min_th],
+        [_FORCED, _TIMEOUTS, _DELAY, _EXCESS, _IDLE], default=_OK)
 
 
-def predict(lk, n_flows, min_th, max_th, max_p, *, model=DEFAULT_MODEL, rto=1.0, sender=DEFAULT_SENDER):
+def predict(lk, n_flows, min_th, max_th, max_p, *, model=DEFAULT_MODEL, rto=1.0, sender=DEFAULT_SENDER,
+            max_delay=MAX_DELAY):
     """Predict RED's equilibrium on a link for one or more flow counts.
 
     Parameters
@@ -144,23 +153,25 @@ def predict(lk, n_flows, min_th, max_th, max_p, *, model=DEFAULT_MODEL, rto=1.0,
         Length of one retransmission time-out [s].
     sender : {"newreno", "reno", "tahoe"}, optional
         TCP sender whose time-out behaviour the P3 model uses.
+    max_delay : float, optional
+        Queueing delay above which a row's status is ``"long delay"`` [s].
 
     Returns
     -------
     tuple of Prediction
         One per flow count, in order.
     """
+    max_delay = float(_checks.positive("max_delay", max_delay))
     n = np.atleast_1d(np.asarray(n_flows))
     eq = red.equilibrium(n, max_th, max_p, model=model, rtt=lk.rtt, capacity=lk.capacity,
                          rto=rto, min_th=min_th, sender=sender)
     loss, queue = np.broadcast_arrays(eq.loss_rate, eq.queue)
-    per_flow = queue / n
-    status = _status(loss, queue, per_flow, np.broadcast_to(eq.saturated, n.shape), min_th)
-    columns = np.broadcast_arrays(loss, queue, queue / lk.capacity, per_flow, eq.timeouts_per_packet,
+    per_flow, delay = queue / n, queue / lk.capacity
+    status = _status(loss, queue, delay, per_flow, np.broadcast_to(eq.saturated, n.shape), min_th, max_delay)
+    columns = np.broadcast_arrays(loss, queue, delay, per_flow, eq.timeouts_per_packet,
                                   eq.timeout_fraction, eq.window)
     return tuple(Prediction(int(n[i]), *(float(c[i]) for c in columns), str(status[i]))
                  for i in range(n.size))
-
 
 
 def hstcp_table(window=None, loss_rate=None, *, points=10, kind="formula"):
@@ -176,7 +187,7 @@ def hstcp_table(window=None, loss_rate=None, *, points=10, kind="formula"):
     loss_rate : tuple of float, optional
         ``(low, high)`` loss rates; the windows are the response function's.
     points : int, optional
-        Rows, spaced evenly on a log scale (1 when low == high).
+        Rows, spaced evenly on a log scale (1 when low == high); at most :data:`MAX_POINTS`.
     kind : {"formula", "monotone", "table", "linux"}, optional
         Form of a(w) and b(w) (:mod:`tcpmodels.hstcp`).
 
@@ -193,6 +204,8 @@ def hstcp_table(window=None, loss_rate=None, *, points=10, kind="formula"):
     if window is not None and loss_rate is not None:
         raise ValueError("give at most one of window and loss_rate")
     count = int(_checks.whole("points", points))
+    if count > MAX_POINTS:  # each row is a Python object: refuse before allocating
+        raise ValueError(f"points must be at most {MAX_POINTS}, got {count}")
     if loss_rate is not None:
         lo, hi = sorted(float(x) for x in _checks.in_range("loss_rate", loss_rate, 0, 1, low_open=True))
         windows = np.atleast_1d(hstcp.window(np.geomspace(hi, lo, count if lo < hi else 1)))

@@ -16,15 +16,28 @@ import warnings
 
 import numpy as np
 
-from .. import _checks, droptail, fpq, red
+from .. import _checks, droptail, fpq, red, units
 from .._results import Result
-from .link import DEFAULT_MIN_TH, DEFAULT_PACKET_SIZE, Link, link
+from . import kernel
+from .link import DEFAULT_MIN_TH, DEFAULT_PACKET_SIZE, THESIS_PACKET_SIZE, Link, flow_count, link
 from .ns3 import Ns3Red, ns3_red
-from .predictions import _OK, DEFAULT_MODEL, DEFAULT_SENDER, SWEEP_FACTORS, Prediction, predict
-from .tc import TcRed, tc_red
+from .predictions import (
+    _FORCED,
+    _OK,
+    _TIMEOUTS,
+    DEFAULT_MODEL,
+    DEFAULT_SENDER,
+    MAX_DELAY,
+    SWEEP_FACTORS,
+    Prediction,
+    predict,
+)
+from .tc import LIMIT_FACTOR, TcRed, check_dev, max_threshold, min_probability, tc_red
 
 __all__ = ["T_CLEAR_MIN", "BITS_PER_FLOW", "REDSetting", "FPQRow", "FPQSetting", "BufferRule",
            "DropTailSizing", "Example", "red_setting", "fpq_setting", "droptail_sizing", "example"]
+
+#: Smallest FPQ counting interval recommended [s] (Morris 1999, sections 6.4-6.5 use 4 s).
 T_CLEAR_MIN = 4.0
 #: Bit-vector bits per flow: with v_max >= 5 f the raw count of ones is within 10 % of f (section 6.1).
 BITS_PER_FLOW = 5
@@ -55,9 +68,18 @@ class REDSetting(Result):
     target_loss : float or None
         Target loss rate for the target-loss rule.
     min_th, max_th : float
-        Thresholds [packets]; max_th rounded up to a whole packet.
+        Thresholds [packets] as printed: max_th rounded up to a whole packet,
+        and capped where the kernel cannot hold the rule's value (see `notes`).
     max_p : float
-        Drop probability at max_th.
+        Drop probability at max_th, to the 4 significant figures printed.
+    adapted_max_p : float or None
+        With `adaptive`, the max_p adaptive RED settles at for `n_flows` (the
+        predictions use it); None otherwise.
+    weight : float
+        EWMA weight 2**-Wlog of the printed tc line (the ns-3 lines and the
+        simulation check use the same).
+    ecn, adaptive : bool
+        The tc flags ``ecn harddrop`` and ``adaptive``.
     model : str
         Equilibrium model of :func:`tcpmodels.red.equilibrium` used for the predictions.
     sender : str
@@ -73,6 +95,9 @@ class REDSetting(Result):
     ns3 : Ns3Red
     limitations : tuple of str
         What of the thesis' model tc cannot express.
+    notes : tuple of str
+        What the predictions assume, and where the printed setting differs
+        from the rule's.
     """
 
     link: Link
@@ -82,6 +107,10 @@ class REDSetting(Result):
     min_th: float
     max_th: float
     max_p: float
+    adapted_max_p: object
+    weight: float
+    ecn: bool
+    adaptive: bool
     model: str
     sender: str
     prediction: Prediction
@@ -90,6 +119,7 @@ class REDSetting(Result):
     tc: TcRed
     ns3: Ns3Red
     limitations: tuple
+    notes: tuple
 
 
 @dataclasses.dataclass(frozen=True)
@@ -177,6 +207,7 @@ class BufferRule(Result):
     ----------
     rule : str
         ``"given"``, ``"target-loss"`` (Eq. 5.6/5.7 solved for the buffer),
+        ``"target-delay"`` (the buffer a full queue drains in the given time),
         ``"bdp"`` (one bandwidth-delay product) or ``"bdp/sqrt(n)"``
         (Appenzeller et al. 2004).
     buffer : float
@@ -210,16 +241,23 @@ class DropTailSizing(Result):
     policy : str
         ``"droptail"`` or ``"random-drop"``.
     target_loss : float or None
+    target_delay : float or None
+        Queueing delay of the full buffer asked for [s].
     rules : tuple of BufferRule
-        The given or target-loss buffer first, then one BDP, then BDP / sqrt(N).
+        The chosen buffer first (given, for the target loss or for the target
+        delay; whole packets), then one BDP, then BDP / sqrt(N).
+    pfifo, bfifo : str
+        Linux ``tc`` lines for the chosen buffer: in packets and in bytes.
     """
 
     link: Link
     n_flows: int
     policy: str
     target_loss: object
+    target_delay: object
     rules: tuple
-
+    pfifo: str
+    bfifo: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -240,20 +278,91 @@ class Example(Result):
 
 
 
-def _renderings(lk, min_th, max_th, max_p, limit, dev):
-    """tc line and matching ns-3 attributes for one RED setting."""
-    tc = tc_red(min_th, max_th, max_p, lk.packet_size, lk.bandwidth, limit=limit, dev=dev)
-    ns3 = ns3_red(min_th, max_th, max_p, tc.weight, lk.packet_size, tc.limit / tc.avpkt)
+def _renderings(lk, min_th, max_th, max_p, limit, dev, ecn=False, adaptive=False):
+    """tc line and matching ns-3 attributes for one RED setting (the bandwidth tc is given in both)."""
+    tc = tc_red(min_th, max_th, max_p, lk.packet_size, lk.bandwidth, limit=limit, dev=dev, ecn=ecn,
+                adaptive=adaptive)
+    ns3 = ns3_red(min_th, max_th, max_p, tc.weight, lk.packet_size, tc.limit / tc.avpkt,
+                  units.parse_rate(tc.bandwidth, "bandwidth"), ecn=ecn, adaptive=adaptive)
     return tc, ns3
+
+
+def _printable(max_th, max_p, min_th, lk):
+    """(max_th, max_p, notes): max_p as printed (4 significant figures), and a setting tc can hold.
+
+    Where the kernel cannot hold the rule's setting (tc's Plog needs max - min below about
+    max_p * 2**31 bytes; fls(max) + Wlog < 32 needs max below 2**30 bytes), the nearest one it can:
+    max_th lowered to the largest accepted at this max_p, or max_th kept (below 2**30 bytes) and
+    max_p raised to the smallest accepted, whichever changes the setting by the smaller factor.
+    """
+    max_p, size = float(f"{max_p:.4g}"), int(lk.packet_size)
+    lo = int(round(min_th * size))
+    top = max_threshold(lo, max_p) // size
+    if max_th <= top:
+        return max_th, max_p, []
+    kept = min(max_th, (2**30 - 1) // size)          # max below 2**30 bytes, then the smallest max_p
+    raised = min_probability(lo, int(round(kept * size)))
+    options = [(max_th / top, top, max_p)] if top > min_th else []
+    if raised < 1 and kept > min_th:
+        options.append((max_th / kept * raised / max_p, kept, raised))
+    if not options:
+        raise ValueError(f"max_th ({max_th:g} packets) with max_p {max_p:.4g} is beyond what Linux's RED can "
+                         f"hold, and no nearby setting with max_th above min_th ({min_th:g} packets) is")
+    _, new_th, new_p = min(options)
+    changed = " and ".join(text for text, differs in ((f"max_th {new_th:g}", new_th != max_th),
+                                                     (f"max_p {new_p:.4g}", new_p != max_p)) if differs)
+    return new_th, new_p, [
+        f"The rule's setting (max_th {max_th:g} packets of {size} bytes, max_p {max_p:.4g}) is more than Linux's "
+        "RED can hold (tc's Plog needs max - min below max_p x 2^31 bytes, the kernel's fls(max) + Wlog < 32 "
+        f"needs max below 2^30 bytes): every line and prediction here is for {changed}."]
+
+
+#: Adaptive RED's bounds on max_p (Floyd, Gummadi & Shenker 2001; Linux's MAX_P_MIN, MAX_P_MAX).
+ADAPTIVE_MAX_P = (0.01, 0.5)
+# Candidate max_p values for the adapted steady state: 1 % apart (a ratio of 1.0098) over the bounds.
+_ADAPTIVE_GRID = np.geomspace(*ADAPTIVE_MAX_P, 400)
+
+
+def _adapted_max_p(lk, n_flows, min_th, max_th, **model):
+    """max_p where adaptive RED settles: the average queue in the middle of its target band.
+
+    Adaptive RED (Floyd, Gummadi & Shenker 2001; Linux's ``adaptive``) moves max_p within
+    :data:`ADAPTIVE_MAX_P` until the average queue lies between min + 0.4 (max - min) and
+    min + 0.6 (max - min).  Per flow count, the candidate whose predicted queue is nearest the
+    band's middle; a bound where no candidate reaches the band.
+    """
+    eq = red.equilibrium(n_flows[:, None], max_th, _ADAPTIVE_GRID[None, :], rtt=lk.rtt, capacity=lk.capacity,
+                         min_th=min_th, **model)
+    queue = np.broadcast_to(eq.queue, (n_flows.size, _ADAPTIVE_GRID.size))
+    return _ADAPTIVE_GRID[np.argmin(np.abs(queue - (min_th + max_th) / 2), axis=1)]
+
+
+def _assumptions(ecn, adapted, max_p, n):
+    """What the predictions assume about the tc flags (the models predict plain RED)."""
+    out = []
+    if ecn:
+        out.append("ecn: the models predict plain (dropping) RED; with ECN the predicted loss rate is the "
+                   "rate of congestion signals (marks below max, drops above: harddrop), and the predicted "
+                   "time-outs are an upper bound, since marked packets are not lost.")
+    if adapted is not None:
+        out.append(f"adaptive: tc starts at max_p {max_p:.4g} and moves it every 500 ms within 1-50 % toward an "
+                   "average queue between min + 0.4 (max - min) and min + 0.6 (max - min). The predictions are "
+                   "for the max_p where it settles (the predicted queue nearest the middle of that band): "
+                   f"{adapted:.3g} at {n} flows; the simulator has no adaptive RED, so --check runs that "
+                   "max_p fixed.")
+    return out
 
 
 def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
                 packet_size=DEFAULT_PACKET_SIZE, min_th=DEFAULT_MIN_TH, model=DEFAULT_MODEL,
-                rto=1.0, sender=DEFAULT_SENDER, limit=None, dev="DEV"):
+                rto=1.0, sender=DEFAULT_SENDER, limit=None, dev="DEV", ecn=False, adaptive=False,
+                max_delay=MAX_DELAY):
     """Choose RED parameters for a link and flow count and predict what they do.
 
     Give exactly one of `loss_rate` (Morris' section 5.3.4 procedure) or
-    `buffer` (the fixed-buffer rule).
+    `buffer` (the fixed-buffer rule).  The thresholds, max_p and EWMA weight
+    of the result are those of the printed tc and ns-3 lines, and the
+    predictions are for them.
 
     Parameters
     ----------
@@ -267,8 +376,8 @@ def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
         Target loss rate in (0, 1): max_th = 3/2 n pif(l, r), max_p = 3/4 l.
     buffer : float, optional
         Fixed max_th [packets] (the memory the router has): max_p = 0.81 n^2 / max_th^2.
-    packet_size : float, optional
-        [bytes].
+    packet_size : int, optional
+        [bytes], a whole number.
     min_th : float, optional
         [packets].
     model : str, optional
@@ -281,6 +390,12 @@ def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
         tc hard limit [bytes]; :data:`LIMIT_FACTOR` x max by default.
     dev : str, optional
         Interface name for the tc line.
+    ecn : bool, optional
+        Mark instead of drop (tc ``ecn harddrop``, ns-3 ``UseEcn``).
+    adaptive : bool, optional
+        tc ``adaptive`` (ns-3 ``AdaptMaxP``); the predictions are for the max_p it settles at.
+    max_delay : float, optional
+        Queueing delay above which a prediction row is ``"long delay"`` [s].
 
     Returns
     -------
@@ -291,11 +406,17 @@ def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
     ValueError
         Neither or both of `loss_rate` and `buffer`; a max_th not above
         `min_th`; a buffer so small for `n_flows` that the rule asks max_p >= 1.
+
+    Warns
+    -----
+    TCPModelsWarning
+        When the target-loss rule cannot reach its target for this flow count.
     """
     if (loss_rate is None) == (buffer is None):
         raise ValueError("give exactly one of loss_rate (target loss) or buffer (fixed max_th)")
-    n = int(_checks.whole("n_flows", n_flows))
+    n = flow_count("n_flows", n_flows)
     lk = link(bandwidth, rtt, packet_size)
+    min_th = float(_checks.nonnegative("min_th", min_th, finite=True))
     if loss_rate is not None:
         _checks.in_range("loss_rate", loss_rate, 0, 1, low_open=True, high_open=True)
         sized = red.size(n, loss_rate, lk.rtt, rto=rto, min_th=min_th)
@@ -304,7 +425,7 @@ def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
             raise ValueError(f"min_th ({min_th:g} packets) must be below the max_th the rule gives "
                              f"({max_th} packets)")
     else:
-        max_th = float(_checks.positive("buffer", buffer))
+        max_th = float(_checks.positive("buffer", buffer, finite=True))
         if not max_th > min_th:
             raise ValueError(f"buffer (max_th, {max_th:g} packets) must be above min_th ({min_th:g} packets)")
         with warnings.catch_warnings():  # max_p >= 1 becomes the error below, not a warning
@@ -314,13 +435,27 @@ def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
             raise ValueError(f"buffer ({max_th:g} packets) is too small for n_flows = {n}: the rule "
                              f"0.81 N^2/max_th^2 gives max_p = {max_p:.3g} >= 1 (needs more than "
                              f"{math.ceil(0.9 * n)} packets)")
+    max_th, max_p, notes = _printable(max_th, max_p, min_th, lk)
     flows = sorted({max(1, int(round(n * f))) for f in SWEEP_FACTORS} | {n})
-    sweep = predict(lk, flows, min_th, max_th, max_p, model=model, rto=rto, sender=sender)
-    tc, ns3 = _renderings(lk, min_th, max_th, max_p, limit, dev)
+    steady_p = (_adapted_max_p(lk, np.asarray(flows), min_th, max_th, model=model, rto=rto, sender=sender)
+                if adaptive else np.full(len(flows), max_p))
+    sweep = predict(lk, flows, min_th, max_th, steady_p, model=model, rto=rto, sender=sender, max_delay=max_delay)
+    here = sweep[flows.index(n)]
+    adapted = float(steady_p[flows.index(n)]) if adaptive else None
+    if rule == "target-loss" and not 0.5 * loss_rate <= here.loss_rate <= 2 * loss_rate:
+        _checks.warn_where(True, f"the target-loss rule cannot reach {100 * loss_rate:.3g} % loss with {n} "
+                                 f"flows on this link: the setting it gives predicts {100 * here.loss_rate:.3g} % "
+                                 "(size for the flow count you expect at peak, or use --buffer)")
+    if here.status in (_FORCED, _TIMEOUTS):  # broken where it was sized for (a long delay shows in the table)
+        _checks.warn_where(True, f"at its own design point ({n} flows) the setting's status is '{here.status}' "
+                                 f"({100 * here.loss_rate:.3g} % loss, {1000 * here.delay:.0f} ms of queue): "
+                                 "see the table of flow counts")
+    tc, ns3 = _renderings(lk, min_th, max_th, max_p, limit, dev, ecn, adaptive)
     ok = [p.n_flows for p in sweep if p.status == _OK]
-    return REDSetting(lk, n, rule, loss_rate, float(min_th), float(max_th), max_p, model, sender,
-                      sweep[flows.index(n)], sweep, (ok[0], ok[-1]) if ok else None, tc, ns3,
-                      _LIMITATIONS_RED)
+    return REDSetting(lk, n, rule, loss_rate, min_th, float(max_th), max_p, adapted, tc.weight, bool(ecn),
+                      bool(adaptive),
+                      model, sender, here, sweep, (ok[0], ok[-1]) if ok else None, tc, ns3,
+                      _LIMITATIONS_RED, tuple(notes + _assumptions(ecn, adapted, max_p, n)))
 
 
 def _flow_grid(max_flows):
@@ -367,8 +502,8 @@ def fpq_setting(bandwidth, rtt, max_flows, *, packet_size=DEFAULT_PACKET_SIZE, p
     -------
     FPQSetting
     """
-    top = int(_checks.whole("max_flows", max_flows))
-    design = top if n_flows is None else int(_checks.whole("n_flows", n_flows))
+    top = flow_count("max_flows", max_flows)
+    design = top if n_flows is None else flow_count("n_flows", n_flows)
     if design > top:
         raise ValueError(f"n_flows ({design}) must not exceed max_flows ({top})")
     lk = link(bandwidth, rtt, packet_size)
@@ -379,28 +514,41 @@ def fpq_setting(bandwidth, rtt, max_flows, *, packet_size=DEFAULT_PACKET_SIZE, p
     rows = tuple(FPQRow(f, float(queue[i]), float(loss[i]), float(min_th), float(max_th[i]),
                         float(max_p[i]), float(queue[i] / lk.capacity), float(queue[i] / f))
                  for i, f in enumerate(grid))
-    v_max = int(_checks.whole("bits", bits)) if bits is not None else BITS_PER_FLOW * top
+    v_max = int(_checks.whole("bits", bits, minimum=2)) if bits is not None else BITS_PER_FLOW * top
     top_row, design_row = rows[-1], rows[grid.index(design)]
     if t_clear is None:
         t_clear = max(T_CLEAR_MIN, 2.0 * (lk.rtt + top_row.delay))
-    t_clear = float(_checks.positive("t_clear", t_clear))
+    t_clear = float(_checks.positive("t_clear", t_clear, finite=True))
     buffer = math.ceil(top_row.max_th)
-    tc, ns3 = _renderings(lk, min_th, math.ceil(design_row.max_th), design_row.max_p, limit, dev)
+    max_th, max_p, notes = _printable(math.ceil(design_row.max_th), design_row.max_p, min_th, lk)
+    tc, ns3 = _renderings(lk, min_th, max_th, max_p, limit, dev)
+    if v_max < top:
+        _checks.warn_where(True, f"bits ({v_max}) is fewer than max_flows ({top}): over 63 % of the bit vector "
+                                 "is set at the peak, Eq. 6.1's count spreads widely, and a full vector says "
+                                 f"nothing (Morris 1999, section 6.1; {BITS_PER_FLOW} per flow keeps even the "
+                                 "raw count within 10 %)")
+    held = tc.limit * 8 / lk.bandwidth
+    if held > 1.0:
+        notes.append(f"The tc limit ({tc.limit / 2**20:.0f} MiB, {LIMIT_FACTOR} x max) holds {held:.3g} s of "
+                     "traffic at the link rate; it only caps bursts above max, so give a smaller --limit if "
+                     "the router has less memory.")
     return FPQSetting(lk, top, float(ppf), float(max_loss), v_max, t_clear, math.ceil(v_max / 8),
                       buffer, int(buffer * round(lk.packet_size)), rows, design, tc, ns3,
                       _LIMITATIONS_RED[:1] + (
                           "FPQ needs a live flow count, which tc does not keep: the tc and ns-3 lines "
-                          f"freeze FPQ's setting at {design} flows; at other counts use the table.",))
+                          f"freeze FPQ's setting at {design} flows; at other counts use the table.",
+                          *notes))
 
 
-def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
-                    packet_size=DEFAULT_PACKET_SIZE, policy="droptail"):
+def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, delay=None,
+                    packet_size=DEFAULT_PACKET_SIZE, policy="droptail", dev="DEV"):
     """Drop-tail buffer for N flows by Morris' Eq. 5.6/5.7 beside the two classic rules.
 
-    Give exactly one of `loss_rate` (solve for the buffer) or `buffer`
-    (predict the loss).  The packets on the wire (one BDP) count as storage
-    beside the buffer (``droptail.loss_rate(..., bdp=)``, the thesis' Eq. 8.1),
-    so on a long path a smaller buffer gives the same loss.
+    Give exactly one of `loss_rate` (solve for the buffer), `delay` (the
+    buffer a full queue drains in that time) or `buffer` (predict the loss).
+    The packets on the wire (one BDP) count as storage beside the buffer
+    (``droptail.loss_rate(..., bdp=)``, the thesis' Eq. 8.1), so on a long path
+    a smaller buffer gives the same loss.
 
     Parameters
     ----------
@@ -414,39 +562,54 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
         Target loss rate in (0, 1).
     buffer : float, optional
         Buffer [packets].
-    packet_size : float, optional
+    delay : float, optional
+        Target queueing delay of a full buffer [s].
+    packet_size : int, optional
         [bytes].
     policy : {"droptail", "random-drop"}, optional
         Which equation predicts loss: Eq. 5.6 (drop-tail) or Eq. 5.7 (random-drop).
+    dev : str, optional
+        Interface name for the tc lines.
 
     Returns
     -------
     DropTailSizing
-        Rules: the given or target-loss buffer, one BDP (the rule of thumb),
-        BDP / sqrt(N) (Appenzeller, Keslassy & McKeown 2004).
+        Rules: the chosen buffer, one BDP (the rule of thumb), BDP / sqrt(N)
+        (Appenzeller, Keslassy & McKeown 2004).  Only the chosen buffer's
+        prediction warns where Eq. 5.6 is unreliable; the comparison rows do not.
     """
-    if (loss_rate is None) == (buffer is None):
-        raise ValueError("give exactly one of loss_rate (target loss) or buffer")
+    if sum(x is not None for x in (loss_rate, buffer, delay)) != 1:
+        raise ValueError("give exactly one of loss_rate (target loss), delay (target delay) or buffer")
     policy = _checks.choice("policy", policy, ("droptail", "random-drop"))
-    n = int(_checks.whole("n_flows", n_flows))
+    dev = check_dev(dev)
+    n = flow_count("n_flows", n_flows)
     lk = link(bandwidth, rtt, packet_size)
     if loss_rate is not None:
         _checks.in_range("loss_rate", loss_rate, 0, 1, low_open=True, high_open=True)
         # Eq. 5.6/5.7 give the flows' total storage; the wire holds one BDP of it.
-        first = max(float(droptail.queue(n, loss_rate, policy=policy)) - lk.bdp, 0.0)
-        name = "target-loss"
+        first, name = float(droptail.queue(n, loss_rate, policy=policy)) - lk.bdp, "target-loss"
+    elif delay is not None:
+        first, name = float(_checks.positive("delay", delay, finite=True)) * lk.capacity, "target-delay"
     else:
-        first, name = float(_checks.positive("buffer", buffer)), "given"
-    names = (name, "bdp", "bdp/sqrt(n)")
-    sizes = np.array([first, lk.bdp, lk.bdp / math.sqrt(n)])
-    loss = np.broadcast_to(droptail.loss_rate(n, sizes, policy=policy, bdp=lk.bdp), sizes.shape)
+        first, name = float(_checks.positive("buffer", buffer, finite=True)), "given"
+    first = max(1, math.ceil(first - 1e-9))  # whole packets, as pfifo counts them
+    if first > kernel.UINT_MAX // int(lk.packet_size):
+        raise ValueError(f"buffer ({first} packets) does not fit tc's 32-bit byte count")
+    chosen = float(droptail.loss_rate(n, first, policy=policy, bdp=lk.bdp))
+    with warnings.catch_warnings():  # the comparison rows are not the user's choice
+        warnings.simplefilter("ignore", _checks.TCPModelsWarning)
+        others = np.array([lk.bdp, lk.bdp / math.sqrt(n)])
+        loss = np.broadcast_to(droptail.loss_rate(n, others, policy=policy, bdp=lk.bdp), others.shape)
     rules = tuple(BufferRule(r, float(b), float(b * lk.packet_size), float(b / lk.capacity), float(p),
-                             float(b / n)) for r, b, p in zip(names, sizes, loss, strict=True))
-    return DropTailSizing(lk, n, policy, loss_rate, rules)
+                             float(b / n))
+                  for r, b, p in zip((name, "bdp", "bdp/sqrt(n)"), (first, *others), (chosen, *loss), strict=True))
+    size = int(first * int(lk.packet_size))
+    return DropTailSizing(lk, n, policy, loss_rate, None if delay is None else float(delay), rules,
+                          f"tc qdisc add dev {dev} root pfifo limit {first}",
+                          f"tc qdisc add dev {dev} root bfifo limit {size}")
 
 
-
-def example(bandwidth=10e6, rtt=0.1, n_flows=300, loss_rate=0.02, packet_size=DEFAULT_PACKET_SIZE):
+def example(bandwidth=10e6, rtt=0.1, n_flows=300, loss_rate=0.02, packet_size=THESIS_PACKET_SIZE):
     """The worked example: drop-tail, RED and FPQ for the same link and flows.
 
     Defaults are the thesis' standard link (Morris 1999, Fig. 3.2): 10 Mbit/s,

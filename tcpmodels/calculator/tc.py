@@ -6,11 +6,16 @@ iproute2 ``tc/q_red.c`` and ``tc/tc_red.c``; tc-red(8).
 """
 
 import dataclasses
+import math
+import re
 
 from .. import _checks
 from .._results import Result
+from . import kernel
 
-__all__ = ["LIMIT_FACTOR", "TcRed", "tc_rate", "tc_ewma_log", "tc_red"]
+__all__ = ["LIMIT_FACTOR", "TcRed", "check_dev", "tc_rate", "tc_red", "max_threshold", "min_probability"]
+
+#: tc's hard ``limit`` as a multiple of ``max``: tc-red(8) asks for "a few times max".
 LIMIT_FACTOR = 4
 
 
@@ -25,7 +30,8 @@ class TcRed(Result):
     avpkt : int
         Average packet size [bytes].
     burst : int
-        Burst allowance [packets], tc-red(8)'s guideline (2 min + max) / (3 avpkt).
+        Burst allowance [packets]: tc-red(8)'s guideline (2 min + max) / (3 avpkt),
+        or the largest burst whose Wlog the kernel accepts.
     probability : float
         max_p.
     bandwidth : str
@@ -34,10 +40,13 @@ class TcRed(Result):
         Wlog that tc derives from burst; the EWMA weight is 2**-ewma_log.
     weight : float
         EWMA weight 2**-ewma_log.
+    flags : tuple of str
+        ``ecn``, ``harddrop``, ``adaptive`` as printed.
     command : str
         The ``tc qdisc add dev DEV root red ...`` line.
     notes : tuple of str
-        What tc will say about this line, if anything.
+        What tc will say about this line, and where the kernel made the line
+        differ from the guideline.
     """
 
     limit: int
@@ -49,6 +58,7 @@ class TcRed(Result):
     bandwidth: str
     ewma_log: int
     weight: float
+    flags: tuple
     command: str
     notes: tuple
 
@@ -79,82 +89,174 @@ def tc_rate(bandwidth):
     return f"{bits}bit"
 
 
-def tc_ewma_log(min_bytes, burst, avpkt):
-    """EWMA exponent Wlog that tc derives from burst (iproute2 ``tc_red_eval_ewma``).
+# Interface names as Linux forms them (at most IFNAMSIZ - 1 = 15 characters), limited to characters that
+# a shell passes through unchanged, so the printed line cannot carry a second command.
+_DEV = re.compile(r"[A-Za-z0-9_.+-]{1,15}")
 
-    Wlog is the smallest value such that, with W = 2**-Wlog,
-    ``burst + 1 - min/avpkt <= (1 - (1 - W)**burst) / W`` (Floyd & Jacobson's
-    condition that a burst of `burst` packets arriving at an idle queue does
-    not push the average above min).
+
+def check_dev(dev):
+    """Return `dev` if it is an interface name safe to paste into a shell line, else raise ``ValueError``.
+
+    Parameters
+    ----------
+    dev : str
+        Interface name: letters, digits and ``_ . + -``, at most 15 characters.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> check_dev("eth0.100")
+    'eth0.100'
+    >>> check_dev("eth0; reboot")
+    Traceback (most recent call last):
+    ...
+    ValueError: dev must be an interface name (letters, digits, _ . + -; at most 15 characters), got 'eth0; reboot'
+    """
+    if not isinstance(dev, str) or not _DEV.fullmatch(dev) or dev in (".", ".."):
+        raise ValueError("dev must be an interface name (letters, digits, _ . + -; at most 15 characters), "
+                         f"got {dev!r}")
+    return dev
+
+
+def max_threshold(min_bytes, max_p):
+    """Largest ``max`` [bytes] tc and the kernel accept for a RED line with this min and probability.
+
+    Two limits: tc's Plog must exist (``tc_red_eval_P``: max - min below
+    about max_p * 2**31 bytes), and the kernel's ``fls(max) + Wlog < 32`` with
+    the smallest Wlog, 1 (max below 2**30 bytes).
 
     Parameters
     ----------
     min_bytes : int
-        RED min threshold [bytes].
-    burst : int
-        Burst [packets].
-    avpkt : int
-        Average packet size [bytes].
+        [bytes].
+    max_p : float
+        Probability at max.
 
     Returns
     -------
     int
-        Wlog in [1, 31].
-
-    Raises
-    ------
-    ValueError
-        When tc would refuse: burst too small (``burst + 1 - min/avpkt < 1``)
-        or no Wlog below 32 fits.
+        [bytes].
 
     Examples
     --------
-    tc-red(8)'s own example, min 30000, max 90000, avpkt 1000, burst 55:
-
-    >>> tc_ewma_log(30000, 55, 1000)
-    5
+    >>> max_threshold(7500, 0.015), max_threshold(7500, 0.9)
+    (32219754, 1073741823)
     """
-    a = burst + 1 - min_bytes / avpkt
-    if a < 1:
-        raise ValueError(f"burst {burst} is too small for min {min_bytes} bytes and avpkt {avpkt}; "
-                         f"tc needs burst >= {1 + min_bytes // avpkt}")
-    w = 0.5
-    for wlog in range(1, 32):
-        if a <= (1 - (1 - w) ** burst) / w:
-            return wlog
-        w /= 2
-    raise ValueError(f"burst {burst} is too large: tc finds no EWMA weight 2**-Wlog with Wlog < 32")
+    delta = min(int(max_p * 2.0**31), 2**31 - 1)
+    while kernel.tc_red_eval_P(0, delta, max_p) < 0:
+        delta -= 1
+    return min(2**30 - 1, min_bytes + delta)
 
 
-def tc_red(min_th, max_th, max_p, packet_size, bandwidth, *, limit=None, dev="DEV"):
-    """Render a RED setting as a Linux ``tc qdisc add ... red`` line.
+def min_probability(min_bytes, max_bytes):
+    """Smallest probability, to 4 significant figures, for which tc finds a Plog for these thresholds.
+
+    Parameters
+    ----------
+    min_bytes, max_bytes : int
+        [bytes].
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> min_probability(2880, 115200)           # max - min = 112320 bytes: just above 112320 / 2**31
+    5.231e-05
+    """
+    exact = (max_bytes - min_bytes) / 2.0**31     # tc needs prob * 2**31 / (max - min) > 1
+    step = 10.0 ** (math.floor(math.log10(exact)) - 3)   # one unit in the 4th significant figure
+    p = math.ceil(exact / step) * step
+    while kernel.tc_red_eval_P(min_bytes, max_bytes, float(f"{p:.4g}")) < 0:
+        p += step
+    return float(f"{p:.4g}")
+
+
+def _tc_bandwidth(bandwidth):
+    """(bytes/s, tc text, notes): tc holds the rate in a 32-bit count of whole bytes per second."""
+    rate = int(round(bandwidth / 8))
+    notes = []
+    if rate > kernel.UINT_MAX:
+        rate = 34359 * 10**6 // 8
+        notes.append(f"tc holds the bandwidth in 32-bit bytes/s (at most 34.36 Gbit/s): printed "
+                     f"{tc_rate(8 * rate)} instead of {tc_rate(bandwidth)}. tc uses it only to age the "
+                     f"average over idle time, which then decays {bandwidth / (8 * rate):.3g} times slower.")
+    elif rate < 1:
+        raise ValueError(f"bandwidth must be at least 8 bit/s for tc (whole bytes per second), got {bandwidth!r}")
+    elif 8 * rate != round(bandwidth):
+        notes.append(f"tc reads rates as whole bytes per second: bandwidth {tc_rate(8 * rate)} for "
+                     f"{bandwidth:g} bit/s.")
+    return rate, tc_rate(8 * rate), notes
+
+
+def _largest_wlog(lo, hi, avpkt, rate):
+    """Largest Wlog the kernel accepts for these thresholds and that tc can build a damping table for."""
+    wlog = 31 - kernel.fls(hi)
+    while wlog >= 1 and kernel.tc_red_eval_idle_damping(wlog, avpkt, rate)[0] < 0:
+        wlog -= 1
+    return wlog
+
+
+def _burst_for(lo, avpkt, wlog, guideline):
+    """Largest burst up to `guideline` whose Wlog (tc_red_eval_ewma) is at most `wlog`."""
+    low, high = -(-lo // avpkt), guideline   # burst >= min/avpkt, else tc: "burst too small"
+    while low < high:  # Wlog never falls as burst grows
+        mid = (low + high + 1) // 2
+        if 0 < kernel.tc_red_eval_ewma(lo, mid, avpkt) <= wlog:   # -1: no Wlog below 32 fits
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def tc_red(min_th, max_th, max_p, packet_size, bandwidth, *, limit=None, dev="DEV", ecn=False,
+           adaptive=False):
+    """Render a RED setting as a Linux ``tc qdisc add ... red`` line the kernel accepts.
 
     Parameters
     ----------
     min_th, max_th : float
-        Thresholds [packets]; converted to bytes with `packet_size`.
+        Thresholds [packets]; converted to whole bytes with `packet_size`.
     max_p : float
         Drop probability at max (tc's ``probability``), in (0, 1).
-    packet_size : float
-        Mean packet size [bytes] (tc's ``avpkt``).
+    packet_size : int
+        Mean packet size [bytes] (tc's ``avpkt``), a whole number.
     bandwidth : float
         Link rate [bit/s] (tc's ``bandwidth``).
     limit : float, optional
         Hard limit [bytes]; :data:`LIMIT_FACTOR` times max by default (tc-red(8):
         "a few times max").
     dev : str, optional
-        Interface name.
+        Interface name (:func:`check_dev`).
+    ecn : bool, optional
+        Mark ECN-capable packets instead of dropping them below max; prints
+        ``ecn harddrop`` (above max, drop: what the simulator and the models do).
+    adaptive : bool, optional
+        Print ``adaptive`` (Floyd, Gummadi & Shenker 2001: max_p adapts every
+        500 ms within 1-50 %); `max_p` is the starting value.
 
     Returns
     -------
     TcRed
 
+    Raises
+    ------
+    ValueError
+        Thresholds or limit that no tc line can hold (see :func:`max_threshold`).
+
     Notes
     -----
     burst follows tc-red(8)'s guideline ``(min + min + max) / (3 * avpkt)``
-    (integer division, as tc's own default); Wlog is what tc then derives
-    (:func:`tc_ewma_log`).  tc stores probability in 32-bit fixed point, so
-    1.0 is refused here (it reads back as 0.5, iproute2 issue 19).
+    (integer division, as tc's own default) unless the Wlog tc derives from it
+    (:func:`tcpmodels.calculator.kernel.tc_red_eval_ewma`) fails the kernel's
+    ``fls(max) + Wlog < 32`` check or leaves tc no idle damping table; then the
+    burst is the largest whose Wlog passes, and a note says what that changes.
+    The line is then run through ports of tc's parser and the kernel's check
+    (:func:`tcpmodels.calculator.kernel.kernel_accepts`).
 
     Examples
     --------
@@ -166,26 +268,41 @@ def tc_red(min_th, max_th, max_p, packet_size, bandwidth, *, limit=None, dev="DE
     12
     """
     _checks.in_range("max_p", max_p, 0, 1, low_open=True, high_open=True)
-    avpkt = int(round(packet_size))
-    lo, hi = int(round(min_th * packet_size)), int(round(max_th * packet_size))
+    dev = check_dev(dev)
+    avpkt = int(_checks.whole("packet_size", packet_size))
+    lo, hi = int(round(min_th * avpkt)), int(round(max_th * avpkt))
     if not hi > lo:
         raise ValueError(f"max_th ({max_th:g} packets) must be above min_th ({min_th:g} packets)")
-    lim = int(round(LIMIT_FACTOR * hi if limit is None else limit))
+    top = max_threshold(lo, max_p)
+    if hi > top:
+        raise ValueError(f"max_th ({max_th:g} packets = {hi} bytes) is more than tc's RED can hold with "
+                         f"max_p {max_p:.4g}: at most {top} bytes ({top // avpkt} packets)")
+    lim = int(round(LIMIT_FACTOR * hi if limit is None else float(_checks.positive("limit", limit, finite=True))))
     if lim < hi:
         raise ValueError(f"limit ({lim} bytes) must be at least max ({hi} bytes)")
-    if lim >= 2**32:
-        raise ValueError(f"limit ({lim} bytes) does not fit tc's 32-bit byte counts: give a smaller limit "
-                         "or size for fewer flows")
-    burst = (2 * lo + hi) // (3 * avpkt)
-    wlog = tc_ewma_log(lo, burst, avpkt)
-    notes = []
-    if wlog >= 10:
-        notes.append(f"tc will print 'RED: WARNING. Burst {burst} seems to be too large.' (Wlog {wlog} "
-                     f">= 10): expected here, the queue is long and the average must span it "
-                     f"(Morris 1999, section 6.3).")
-    rate = tc_rate(bandwidth)
-    command = (f"tc qdisc add dev {dev} root red limit {lim} min {lo} max {hi} avpkt {avpkt} "
-               f"burst {burst} probability {max_p:.4g} bandwidth {rate}")
-    return TcRed(lim, lo, hi, avpkt, burst, float(max_p), rate, wlog, 2.0**-wlog, command, tuple(notes))
-
-
+    if lim > kernel.UINT_MAX:
+        raise ValueError(f"limit ({lim} bytes) does not fit tc's 32-bit byte counts (at most {kernel.UINT_MAX})")
+    rate, rate_text, notes = _tc_bandwidth(bandwidth)
+    guideline = max((2 * lo + hi) // (3 * avpkt), -(-lo // avpkt))
+    wlog_guideline, wlog_top = kernel.tc_red_eval_ewma(lo, guideline, avpkt), _largest_wlog(lo, hi, avpkt, rate)
+    if wlog_top < 1:
+        raise ValueError(f"bandwidth {rate_text} is too slow for tc's RED idle damping with {avpkt}-byte packets")
+    burst = guideline if 0 < wlog_guideline <= wlog_top else _burst_for(lo, avpkt, wlog_top, guideline)
+    flags = ("ecn", "harddrop") if ecn else ()
+    flags += ("adaptive",) if adaptive else ()
+    command = " ".join([f"tc qdisc add dev {dev} root red limit {lim} min {lo} max {hi} avpkt {avpkt} "
+                        f"burst {burst} probability {max_p:.4g} bandwidth {rate_text}", *flags])
+    opt = kernel.kernel_accepts(command)
+    if burst != guideline:
+        why = (f"which Linux refuses since 2021 (red_check_params: fls(max {hi}) + Wlog >= 32)"
+               if wlog_guideline > 31 - kernel.fls(hi) or wlog_guideline < 0
+               else f"for which tc cannot build its idle-time damping table at {rate_text}")
+        notes.append(f"tc-red(8)'s burst guideline ({guideline}) gives Wlog {wlog_guideline}, {why}; burst "
+                     f"{burst} gives Wlog {opt.Wlog}, the largest accepted: the average follows the queue "
+                     f"over about {2.0**opt.Wlog:.0f} packets instead of {2.0**wlog_guideline:.0f}.")
+    if opt.Wlog >= 10:
+        notes.append(f"tc will print 'RED: WARNING. Burst {burst} seems to be too large.' (Wlog {opt.Wlog} "
+                     ">= 10): expected here, the queue is long and the average must span it "
+                     "(Morris 1999, section 6.3).")
+    return TcRed(lim, lo, hi, avpkt, burst, float(max_p), rate_text, opt.Wlog, 2.0**-opt.Wlog, flags, command,
+                 tuple(notes))

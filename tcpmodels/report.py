@@ -1,0 +1,330 @@
+"""Plain-text reports of calculator results, as ``tcpmodels`` prints them.
+
+One function per command; each takes the calculator's result and returns the
+text.  Numbers are formatted here and nowhere else; they are computed in
+:mod:`tcpmodels.calculator`.
+"""
+
+from . import calculator
+
+__all__ = ["text_red", "text_fpq", "text_droptail", "text_example", "text_hstcp", "text_simulate", "text_check",
+           "plot"]
+
+
+def _pct(x):
+    return f"{100 * x:.3g} %"
+
+
+def _num(x):
+    """Three significant figures, without exponents for large numbers."""
+    return f"{x:.0f}" if abs(x) >= 100 else f"{x:.3g}"
+
+
+def _ms(seconds):
+    return f"{_num(1000 * seconds)} ms"
+
+
+def _link_line(lk):
+    return (f"{calculator.tc_rate(lk.bandwidth)} bottleneck, {_ms(lk.rtt)} round trip, "
+            f"{lk.packet_size:g}-byte packets: {lk.capacity:.0f} packets/s, BDP {lk.bdp:.0f} packets")
+
+
+def _table(header, rows):
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
+    return "\n".join("  " + "  ".join(str(c).rjust(w) for c, w in zip(line, widths, strict=True))
+                     for line in [header, *rows])
+
+
+_TC_TITLE = "Linux tc (thresholds in bytes; passes iproute2's checks and the kernel's red_check_params):"
+
+
+def _settings_lines(tc, ns3, limitations):
+    out = ["", _TC_TITLE, "  " + tc.command]
+    out += [f"  note: {n}" for n in tc.notes]
+    out += ["", f"ns-3 RedQueueDisc (QW = 2^-{tc.ewma_log}, the weight tc derives; LinkBandwidth as tc's; "
+                "Gentle and Wait off so that ns-3 drops as tc and the model do):"]
+    out += ["  " + line for line in ns3.code.splitlines()]
+    out += ["", "What tc cannot express:"] + [f"  - {text}" for text in limitations]
+    return out
+
+
+def _prediction_lines(p, model, sender):
+    return [f"Predicted at {p.n_flows} flows (model {model} of tcpmodels.red.equilibrium, {sender} senders):",
+            f"  loss rate             {_pct(p.loss_rate)}",
+            f"  average queue         {p.queue:.0f} packets = {_ms(p.delay)} queueing delay",
+            f"  buffer per flow       {p.queue_per_flow:.1f} packets",
+            f"  time-outs per packet  {p.timeouts_per_packet:.2g}",
+            f"  time in time-out      {_pct(p.timeout_fraction)}",
+            f"  average window        {p.window:.1f} packets"]
+
+
+def _range_line(setting):
+    bad = sorted({p.status for p in setting.sweep if p.status != "ok"})
+    if setting.ok_range is None:
+        return f"  The setting does not work anywhere in this range ({', '.join(bad)})."
+    lo, hi = setting.ok_range
+    tail = f"; outside: {', '.join(bad)}" if bad else ""
+    return f"  Works for {lo}-{hi} flows{tail}."
+
+
+def _rule_line(s):
+    if s.rule == "target-loss":
+        return (f"Rule: target loss {_pct(s.target_loss)} (Morris 1999, section 5.3.4: "
+                "max_th = 3/2 n pif(l, r), max_p = 3/4 l)")
+    return f"Rule: fixed buffer max_th = {s.max_th:g} packets, max_p = 0.81 n^2/max_th^2 (section 5.3.4)"
+
+
+def text_red(s, max_delay):
+    """The ``tcpmodels red`` report.
+
+    Parameters
+    ----------
+    s : tcpmodels.calculator.REDSetting
+        The setting.
+    max_delay : float
+        The 'long delay' threshold the predictions used [s].
+
+    Returns
+    -------
+    str
+    """
+    out = [f"RED for {s.n_flows} flows on a {_link_line(s.link)}", _rule_line(s), "",
+           f"  min_th  {s.min_th:8g} packets ({s.tc.min} bytes)",
+           f"  max_th  {s.max_th:8g} packets ({s.tc.max} bytes)",
+           f"  max_p   {s.max_p:8.4g}",
+           f"  weight  {s.weight:8.4g} (2^-{s.tc.ewma_log}, the EWMA weight tc derives from burst {s.tc.burst})", ""]
+    out += [f"Note: {text}" for text in s.notes] + ([""] if s.notes else [])
+    out += _prediction_lines(s.prediction, s.model, s.sender)
+    rows = [(p.n_flows, f"{100 * p.loss_rate:.3g}", f"{p.queue:.0f}", _num(1000 * p.delay),
+             f"{p.queue_per_flow:.1f}", f"{p.timeouts_per_packet:.2g}", _num(100 * p.timeout_fraction),
+             p.status) for p in s.sweep]
+    out += ["", "The same setting from N/4 to 4N flows (where it breaks):",
+            _table(("flows", "loss %", "queue", "delay ms", "pkt/flow", "TO/pkt", "in TO %", "status"), rows),
+            _range_line(s),
+            f"  (forced drops: average queue at max_th; time-outs: loss > {_pct(calculator.MAX_LOSS)}, "
+            f"windows < 4; long delay: queueing delay > {_ms(max_delay)} (--max-delay); "
+            f"excess queue: > {calculator.MAX_QUEUE_PER_FLOW:g} packets per flow)"]
+    return "\n".join(out + _settings_lines(s.tc, s.ns3, s.limitations))
+
+
+def text_fpq(s):
+    """The ``tcpmodels fpq`` report.
+
+    Parameters
+    ----------
+    s : tcpmodels.calculator.FPQSetting
+        The result.
+
+    Returns
+    -------
+    str
+    """
+    top = s.rows[-1]
+    out = [f"FPQ for up to {s.max_flows} flows on a {_link_line(s.link)}",
+           f"Targets: {s.ppf:g} packets per flow, loss at most {_pct(s.max_loss)} (Morris 1999, Fig. 6.2)", "",
+           f"  bit vector    {s.bits} bits = {s.bit_vector_bytes} bytes "
+           f"(v_max; >= {calculator.BITS_PER_FLOW} x flows keeps the raw count within 10 %)",
+           f"  t_clear       {s.t_clear:.3g} s (longest RTT {_ms(s.link.rtt + top.delay)} incl. queueing; "
+           f"at least {calculator.T_CLEAR_MIN:g} s, section 6.5)",
+           f"  queue memory  {s.buffer} packets = {s.buffer_bytes} bytes (max_th at {s.max_flows} flows)", "",
+           "Targets (Fig. 6.2) and the RED settings FPQ applies (Fig. 6.4):"]
+    rows = [(r.n_flows, f"{r.queue:.0f}", f"{100 * r.loss_rate:.3g}", _num(1000 * r.delay),
+             f"{r.queue_per_flow:.1f}", f"{r.min_th:g}", f"{r.max_th:.0f}", f"{r.max_p:.3g}") for r in s.rows]
+    out.append(_table(("flows", "queue", "loss %", "delay ms", "pkt/flow", "min_th", "max_th", "max_p"), rows))
+    out += _settings_lines(s.tc, s.ns3, s.limitations)
+    out[out.index(_TC_TITLE)] = f"Linux tc, FPQ's setting frozen at {s.n_flows} flows " + _TC_TITLE[9:]
+    return "\n".join(out)
+
+
+_RULE_NAMES = {"given": "given buffer", "target-loss": "for the target loss", "target-delay": "for the target delay",
+               "bdp": "one BDP (rule of thumb)", "bdp/sqrt(n)": "BDP/sqrt(N) (Appenzeller 2004)"}
+
+
+def text_droptail(s):
+    """The ``tcpmodels droptail`` report.
+
+    Parameters
+    ----------
+    s : tcpmodels.calculator.DropTailSizing
+        The result.
+
+    Returns
+    -------
+    str
+    """
+    eq = "Eq. 5.6" if s.policy == "droptail" else "Eq. 5.7"
+    rows = [(_RULE_NAMES[r.rule], f"{r.buffer:.0f}", f"{r.buffer_bytes:.0f}", _num(1000 * r.max_delay),
+             f"{100 * r.loss_rate:.3g}", f"{r.queue_per_flow:.2f}") for r in s.rules]
+    chosen = s.rules[0]
+    out = [f"{s.policy} buffer for {s.n_flows} flows on a {_link_line(s.link)}",
+           f"Loss predicted by Morris 1999, {eq}; three buffer rules side by side:", "",
+           _table(("rule", "packets", "bytes", "full ms", "loss %", "pkt/flow"), rows), "",
+           f"Linux tc for the first row ({chosen.buffer:.0f} packets; pfifo counts packets, bfifo bytes):",
+           f"  {s.pfifo}", f"  {s.bfifo}"]
+    if s.policy == "random-drop":
+        out.append("  note: Linux has no random-drop queue; these lines drop from the tail (Eq. 5.6).")
+    return "\n".join(out)
+
+
+def _link_options(lk):
+    """The command-line options that describe `lk`, as the user would type them."""
+    return (f"--bandwidth {calculator.tc_rate(lk.bandwidth)} --rtt {1000 * lk.rtt:g}ms "
+            f"--packet-size {lk.packet_size:g}b")
+
+
+def text_example(e):
+    """The worked example's report.
+
+    Parameters
+    ----------
+    e : tcpmodels.calculator.Example
+        The example.
+
+    Returns
+    -------
+    str
+    """
+    r, d, f = e.red, e.droptail, e.fpq
+    need, bdp, root = d.rules
+    p = r.prediction
+    standard = (r.link.bandwidth, r.link.rtt, r.link.packet_size) == (10e6, 0.1, 576)
+    link = _link_options(r.link)
+    lines = [
+        "tcpmodels worked example: " + ("the thesis' standard link (Morris 1999, Fig. 3.2)" if standard
+                                        else "your link (the thesis' standard link is 10mbit, 100ms, 576b)"),
+        f"{_link_line(r.link)}; {r.n_flows} long-lived TCP flows.", "",
+        f"1. Drop-tail (Eq. 5.6): holding loss at {_pct(d.target_loss)} takes a {need.buffer:.0f}-packet "
+        f"buffer ({need.queue_per_flow:.1f} per flow, {_ms(need.max_delay)} when full).",
+        f"   One BDP ({bdp.buffer:.0f} packets) gives {_pct(bdp.loss_rate)} loss; BDP/sqrt(N) "
+        f"({root.buffer:.0f} packets) gives {_pct(root.loss_rate)}.",
+        *(["   With under 4 packets of buffer and wire per flow, flows time out and Eq. 5.6 over-states "
+           "that loss (section 5.2.1)."] if (root.buffer + r.link.bdp) < 4 * r.n_flows else []), "",
+        f"2. RED sized for {_pct(r.target_loss)} loss (section 5.3.4): min_th {r.min_th:g}, "
+        f"max_th {r.max_th:g} packets, max_p {r.max_p:.3g}.",
+        f"   Predicted (model {r.model}): loss {_pct(p.loss_rate)}, average queue {p.queue:.0f} packets "
+        f"({_ms(p.delay)}), {p.queue_per_flow:.1f} packets per flow,",
+        f"   {p.timeouts_per_packet:.2g} time-outs per packet, {_pct(p.timeout_fraction)} of the time in time-out.",
+        "   " + _range_line(r).strip(),
+        f"   {r.tc.command}",
+        f"   (EWMA weight 2^-{r.tc.ewma_log}: the largest Linux accepts for max {r.tc.max} bytes; "
+        "the prediction is for this line.)" if r.tc.burst != (2 * r.tc.min + r.tc.max) // (3 * r.tc.avpkt)
+        else f"   (EWMA weight 2^-{r.tc.ewma_log}, from tc-red(8)'s burst guideline.)", "",
+        f"3. FPQ (ch. 6) counts the flows and targets a {f.queue:.0f}-packet queue "
+        f"({f.queue_per_flow:.0f} per flow, {_ms(f.delay)}) at {_pct(f.loss_rate)} loss,",
+        "   moving both with the flow count, which a fixed RED setting cannot do.", "",
+        "Next:",
+        f"  tcpmodels red {link} --flows {r.n_flows} --loss {r.target_loss:g}",
+        f"  tcpmodels fpq {link} --max-flows {4 * r.n_flows}",
+        f"  tcpmodels droptail {link} --flows {r.n_flows} --buffer {bdp.buffer:.0f}",
+        "  tcpmodels simulate example:standard_red      (tcpmodels example --list: the shipped scenarios)",
+        "  tcpmodels --help",
+    ]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- commands
+
+
+def text_hstcp(t):
+    """The ``tcpmodels hstcp`` report.
+
+    Parameters
+    ----------
+    t : tcpmodels.calculator.HSTCPTable
+        The table.
+
+    Returns
+    -------
+    str
+    """
+    rows = [(f"{r.window:.{1 if r.window < 100 else 0}f}", f"{r.loss_rate:.3g}", f"{r.a:.3g}", f"{r.b:.3g}")
+            for r in t.rows]
+    return "\n".join([f"HighSpeed TCP (RFC 3649), a(w) and b(w) as {t.kind}:",
+                      "  loss p(w): the response function (Standard TCP's (1.2/w)^2 below ~38 packets)", "",
+                      _table(("window", "loss p(w)", "a(w)", "b(w)"), rows)])
+
+
+
+
+def text_simulate(s):
+    """The ``tcpmodels simulate`` report: simulated beside predicted.
+
+    Parameters
+    ----------
+    s : tcpmodels.calculator.Simulation
+        The run.
+
+    Returns
+    -------
+    str
+    """
+    sc, r, lk, p = s.scenario, s.result, s.link, s.prediction
+    settings = ", ".join(f"{k} {v:g}" for k, v in sc.queue.to_dict().items()
+                         if isinstance(v, (int, float)) and not isinstance(v, bool))
+
+    def row(name, value, guess="-", unit=""):
+        extra = f"{guess:>20}" if s.model else ""
+        return f"  {name:<22}{value:>12}{extra}{unit}"
+
+    def predicted(fmt, field):
+        return fmt(getattr(p, field)) if p is not None else "-"
+
+    return "\n".join([
+        f"Simulated {sc.n_flows} {type(sc.sender).__name__} flows through {type(sc.queue).__name__} ({settings})",
+        f"on a {_link_line(lk)}; {sc.duration:g} s, measured after {sc.warmup:g} s, seed {sc.seed}.", "",
+        row("", "simulated", f"predicted {s.model}"),
+        row("loss rate", _pct(r.loss_rate), _pct(s.predicted_loss) if s.model else "-"),
+        row("average queue", f"{r.queue:.0f}", predicted("{:.0f}".format, "queue"), "  packets"),
+        row("queueing delay", _ms(r.queue / lk.capacity), predicted(_ms, "delay")),
+        row("utilization", _pct(r.utilization)),
+        row("time-outs per packet", f"{r.timeouts_per_packet:.2g}", predicted("{:.2g}".format, "timeouts_per_packet")),
+        row("time in time-out", _pct(r.timeout_fraction), predicted(_pct, "timeout_fraction")),
+        row("average window", f"{r.window:.1f}", predicted("{:.1f}".format, "window"), "  packets"),
+        row("Jain index", f"{r.jain_index:.3f}"),
+        f"  goodput per flow: mean {r.goodput.mean():.1f}, min {r.goodput.min():.1f}, "
+        f"max {r.goodput.max():.1f} packets/s"])
+
+
+def plot(simulation, path):
+    """Write queue and drop rate over time to a PNG (matplotlib, imported only here).
+
+    Parameters
+    ----------
+    simulation : tcpmodels.calculator.Simulation
+        A run with a trace.
+    path : str
+        The PNG to write.
+    """
+    from matplotlib.figure import Figure
+
+    trace = simulation.result.trace
+    fig = Figure(figsize=(8, 5), layout="constrained")
+    top, bottom = fig.subplots(2, 1, sharex=True)
+    top.plot(trace["time"], trace["queue"])
+    top.set_ylabel("queue [packets]")
+    bottom.plot(trace["time"], 100 * trace["loss_rate"])
+    bottom.set_ylabel("drop rate [%]")
+    bottom.set_xlabel("time [s] (statistics from the dashed line on)")
+    for axes in (top, bottom):
+        axes.axvline(simulation.scenario.warmup, color="grey", linestyle="--", linewidth=1)
+    top.set_title(f"{simulation.scenario.n_flows} flows, {type(simulation.scenario.queue).__name__}")
+    try:
+        fig.savefig(path)
+    except OSError as error:
+        raise ValueError(f"--plot: cannot write {path} ({error.strerror})") from None
+
+
+def text_check(simulation):
+    """The ``tcpmodels red --check`` lines: the printed setting simulated, beside the prediction.
+
+    Parameters
+    ----------
+    simulation : tcpmodels.calculator.Simulation
+        The run of :func:`tcpmodels.calculator.red_scenario`.
+
+    Returns
+    -------
+    str
+    """
+    return "\n".join(["", "Check: the printed setting (thresholds, max_p, weight, limit as in the tc line) "
+                           "in the fluid simulator:", text_simulate(simulation)])
