@@ -47,6 +47,10 @@ class DropTail(Result):
         """Hard limit of the queue [packets]."""
         return self.buffer
 
+    def batch_key(self):
+        """What two scenarios' queues must share to run in one batch (the engine's code path)."""
+        return (type(self),)
+
 
 @dataclasses.dataclass(frozen=True)
 class RandomDrop(DropTail):
@@ -126,6 +130,10 @@ class RED(Result):
     def limit(self):
         """Hard limit of the queue [packets]."""
         return self.buffer if self.buffer is not None else int(math.ceil(4 * self.max_th))
+
+    def batch_key(self):
+        """What two scenarios' queues must share to run in one batch (the engine's code path)."""
+        return (type(self), self.gentle, self.ecn)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -217,6 +225,10 @@ class FPQ(Result):
         if self.buffer is not None:
             _set(self, "buffer", int(_checks.whole("buffer", self.buffer, minimum=1)))
 
+    def batch_key(self):
+        """What two scenarios' queues must share to run in one batch (the engine's code path)."""
+        return (type(self),)
+
 
 @dataclasses.dataclass(frozen=True)
 class _Sender(Result):
@@ -278,6 +290,10 @@ class _Sender(Result):
         _set(self, "ecn", bool(self.ecn))
         _set(self, "limited_transmit", bool(self.limited_transmit))
 
+    def batch_key(self):
+        """What two scenarios' senders must share to run in one batch (the engine's code path)."""
+        return (type(self), self.ecn)
+
 
 @dataclasses.dataclass(frozen=True)
 class Tahoe(_Sender):
@@ -310,6 +326,10 @@ class Tahoe(_Sender):
     def __post_init__(self):
         super().__post_init__()
         _set(self, "go_back_n", bool(self.go_back_n))
+
+    def batch_key(self):
+        """What two scenarios' senders must share to run in one batch (the engine's code path)."""
+        return super().batch_key() + (self.go_back_n,)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -353,6 +373,10 @@ class NewReno(_Sender):
     def __post_init__(self):
         super().__post_init__()
         _set(self, "sack", bool(self.sack))
+
+    def batch_key(self):
+        """What two scenarios' senders must share to run in one batch (the engine's code path)."""
+        return super().batch_key() + (self.sack,)
 
 
 def _parameters(doc):
@@ -492,6 +516,11 @@ class Scenario(Result):
         _set(self, "trace", bool(self.trace))
         _set(self, "trace_interval", float(_checks.positive("trace_interval", self.trace_interval)))
         _set(self, "trace_flows", int(_checks.whole("trace_flows", self.trace_flows, minimum=0)))
+
+    def batch_key(self):
+        """What two scenarios must share to run as one batch: shape, run length, code paths, traces."""
+        return (self.n_flows, self.duration, self.warmup, self.step, self.queue.batch_key(),
+                self.sender.batch_key(), self.trace, self.trace_interval, self.trace_flows)
 
     @property
     def capacity(self):
