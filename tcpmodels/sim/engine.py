@@ -31,7 +31,7 @@ Parts, one module each: ``flows`` (per-flow state, invariants), ``senders``
 discipline's drops, marks and removals of queued packets), ``drops`` (which
 flows lose a step's drops), ``ackring`` (ACKs in flight), ``workloads`` (when
 flows have data), ``meter`` (statistics, traces, results).  A step
-(``_Engine._advance``): ACKs -> senders react (ECN echoes, timers) -> send and
+(``_Engine.run``): ACKs -> senders react (ECN echoes, timers) -> send and
 pace -> the queue decides and spreads its drops -> senders learn of their
 losses -> ACKs into the ring -> meter.
 """
@@ -158,46 +158,45 @@ class _Engine:
 
     def run(self):
         """Advance every flow of the batch through the run; one SimResult per scenario."""
+        f, sender, queue, ring, meter, rng = self.flows, self.sender, self.queue, self.ring, self.meter, self.rng
+        dt, serve, capacity, prop_steps, one = self.dt, self.serve, self.capacity, self.prop_steps, self.S == 1
         for k in range(self.steps):
-            self._advance(k)
-        return self.meter.results(self.flows)
-
-    def _advance(self, k):
-        f, sender, meter, dt = self.flows, self.sender, self.meter, self.dt
-        now = k * dt
-        # A timer fires at the step nearest its time (firing at the next one
-        # would lengthen every time-out by half a step on average).
-        nearest = now + 0.5 * dt
-        measuring = k >= self.measure_from
-        if measuring and meter.acked_start is None:
-            meter.begin(f)
-        sender.on_acks(self.ring.take(k), self.check)
-        if self.ecn:
-            sender.on_echoes(nearest, now)
-        deciding = self._timers(nearest, now, measuring)
-        arr = sender.send(deciding)
-        step = self._arrive(k, now, arr, measuring)
-        D, hits = self.queue.decide(step)
-        new_loss = None if hits is None else sender.on_drops(*hits, arr, self.rng)
-        load = f.q + step.A - D
-        served = np.minimum(load, self.serve)
-        f.q = load - served
-        self.queue.served(arr, load, f.q)
-        # The survivors' ACKs come back after RTT + queueing delay.
-        qd = f.q / self.capacity
-        sending = step.sending
-        back = self.ring.insert(sending, arr[sending], self.prop_steps[sending],
-                                float(qd[0] / dt) if self.S == 1 else (qd / dt)[step.owner], self.rng)
-        if new_loss is not None and new_loss.size:
-            # Loss noticed when the lost packet's ACK would have come back: the
-            # same step the ring gives its step-mates.
-            f.t_next[new_loss] = back[sending.searchsorted(new_loss)] * dt
-        if deciding is not None and deciding.size:
-            # After the ring insert, so a go-back-N restart also forgets the
-            # ACKs of this step's packets (they are duplicates).
-            sender.loss_detected(deciding, now)
-        sender.update_rtt(k, qd)
-        meter.record(k, measuring, step.A, D, served, f, self.limit)
+            now = k * dt
+            # A timer fires at the step nearest its time (firing at the next one
+            # would lengthen every time-out by half a step on average).
+            nearest = now + 0.5 * dt
+            measuring = k >= self.measure_from
+            if measuring and meter.acked_start is None:
+                meter.begin(f)
+            sender.on_acks(ring.take(k), self.check)
+            if self.ecn:
+                sender.on_echoes(nearest, now)
+            deciding = self._timers(nearest, now, measuring)
+            arr = sender.send(deciding)
+            step = self._arrive(k, now, arr, measuring)
+            D, hits = queue.decide(step)
+            new_loss = None if hits is None else sender.on_drops(*hits, arr, rng)
+            load = f.q + step.A - D
+            served = np.minimum(load, serve)
+            f.q = load - served
+            queue.served(arr, load, f.q)
+            # The survivors' ACKs come back after RTT + queueing delay.
+            qd = f.q / capacity
+            sending = step.sending
+            back = ring.insert(sending, arr[sending], prop_steps[sending],
+                               float(qd[0] / dt) if one else (qd / dt)[step.owner], rng)
+            if new_loss is not None and new_loss.size:
+                # Loss noticed when the lost packet's ACK would have come back: the
+                # same step the ring gives its step-mates.
+                f.t_next[new_loss] = back[sending.searchsorted(new_loss)] * dt
+            if deciding is not None and deciding.size:
+                # After the ring insert, so a go-back-N restart also forgets the
+                # ACKs of this step's packets (they are duplicates).
+                sender.loss_detected(deciding, now)
+            if k % sender.rtt_steps == 0:
+                sender.update_rtt(qd)
+            meter.record(k, measuring, step.A, D, served, f, self.limit)
+        return meter.results(f)
 
     def _timers(self, nearest, now, measuring):
         """Fire the timers due: starts, recovery ends, time-outs; returns the losses to decide after sending."""

@@ -54,22 +54,16 @@ class _FIFO:
     def __init__(self, scenarios, rng, ecn):
         self.size = len(scenarios)
 
-    def observe(self, arrivals, now, dt):
-        """See the step's arrivals per flow (``arrivals`` shaped scenario x flow)."""
-
     def early_drops(self, q, arrivals, idle, serve, rng):
         return np.zeros(self.size)
 
-    def judged(self, D, step):
-        """Early decisions ``D`` as drops (ECN turns some into marks)."""
-        return D
-
     def decide(self, step):
         """The step's drops per scenario (link losses included) and the flows hit, (j, dj) or None."""
-        self.observe(step.arr.reshape(self.size, step.n), step.now, step.dt)
         idle = np.maximum(step.serve - step.q - step.A, 0.0)
         A = step.A if step.link is None else step.A - step.link_total
-        D = self.judged(self.early_drops(step.q, A, idle, step.serve, step.rng), step)
+        D = self.early_drops(step.q, A, idle, step.serve, step.rng)
+        if self.marking:
+            D = self.mark_early(D, step)
         if step.link is not None:
             D = D + step.link_total
         return self.overflow(D, step, None)
@@ -82,7 +76,7 @@ class _FIFO:
 
     def victims(self, D, over, step, extra):
         """The flows hit by the drops: uniformly among the arrivals."""
-        return step.spread(step.arr, D, step.link)
+        return spread(step.arr, D, step.link, step.sending, step.owner, step.n, step.rng)
 
     def served(self, arr, load, q):
         """After service: ``load`` packets were in the queue, ``q`` remain."""
@@ -319,10 +313,8 @@ class _REDState(_FIFO):
                 slope=self.line[1] if batch else self.line[1].tolist())
         return self._lanes
 
-    def judged(self, D, step):
-        """Early (spaced) decisions become marks where both ends speak ECN; forced drops stay drops."""
-        if not self.marking:
-            return D
+    def mark_early(self, D, step):
+        """Early (spaced) decisions become marks (both ends speak ECN); forced drops stay drops."""
         marks = D - self.forced
         D = self.forced.copy()
         if marks.any():
@@ -529,7 +521,13 @@ class _FPQState(_REDState):
         self.flows[s] = flows
         self.history[s].append((now, flows))
 
+    def decide(self, step):
+        """See the step's arrivals first: the flow count retunes RED."""
+        self.observe(step.arr.reshape(self.size, step.n), step.now, step.dt)
+        return super().decide(step)
+
     def observe(self, arrivals, now, dt):
+        """Count the flows of the step's arrivals (``arrivals`` shaped scenario x flow) and retune."""
         for s, row in enumerate(arrivals):
             ids = np.flatnonzero(row)
             if not ids.size:
@@ -565,7 +563,9 @@ class _CHOKe(_SharedQueue, _REDState):
                 from_queue[i // n] += 1.0
         gone = matched.reshape(S, n).sum(axis=1)
         A = step.A - gone if step.link is None else step.A - gone - step.link_total
-        D = self.judged(self.early_drops(step.q, A, idle, step.serve, rng), step)
+        D = self.early_drops(step.q, A, idle, step.serve, rng)
+        if self.marking:
+            D = self.mark_early(D, step)
         if step.link is not None:
             D = D + step.link_total
         return self.overflow(D + gone + from_queue, step, (matched, gone, from_queue))

@@ -62,7 +62,7 @@ class Sender:
         self.wmax = flows.max_window.astype(real)
         self.srtt_q = np.zeros(flows.S)  # smoothed queueing delay [s] (RTT minus propagation)
         self.rttvar_q = np.zeros(flows.S)
-        self.rtt_steps = max(1, int(round(flows.prop.mean() / dt)))
+        self.rtt_steps = max(1, int(round(flows.prop.mean() / dt)))  # steps between RTT samples
         N = flows.N
         self._ca, self._inc = np.empty(N, dtype=bool), np.empty(N, dtype=real)
         self._room, self._arr = np.empty(N, dtype=real), np.empty(N, dtype=real)
@@ -285,12 +285,11 @@ class Sender:
         rto = np.maximum(self.min_rto[j], srtt + np.maximum(self.gran[j], 4 * self.rttvar_q[s]))
         return np.minimum(rto * f.backoff[j], self.max_rto[j])
 
-    def update_rtt(self, k, qdelay):
-        """RTT estimator (RFC 6298 gains), one sample per mean propagation RTT, on the shared queueing delay."""
-        if k % self.rtt_steps == 0:
-            err = qdelay - self.srtt_q
-            self.srtt_q += err / 8
-            self.rttvar_q += (np.abs(err) - self.rttvar_q) / 4
+    def update_rtt(self, qdelay):
+        """RTT estimator (RFC 6298 gains) on the queueing delay all flows share: one sample (per ``rtt_steps``)."""
+        err = qdelay - self.srtt_q
+        self.srtt_q += err / 8
+        self.rttvar_q += (np.abs(err) - self.rttvar_q) / 4
 
     def timeout(self, j, base, now):
         """Flows ``j`` stall until their retransmission timer, armed at ``base``, fires."""
