@@ -151,7 +151,8 @@ class _Engine:
         self.ecn = self.queue.marking
         self.steps = int(round(first.duration / dt))
         self.measure_from = int(round(first.warmup / dt))
-        self.meter = Meter(scenarios, self.serve, dt, self.steps, self.measure_from, check)
+        self.meter = Meter(scenarios, self.serve, dt, self.steps, self.measure_from, check, self.queue)
+        self.sender.log = self.meter.log_events
         self.step = step = Step()
         step.dt, step.serve, step.limit, step.n, step.rng = dt, self.serve, self.limit, n, rng
         step.mark, step.remove, step.lost_queued = self._mark, self._remove, self.sender.on_queued_loss
@@ -218,6 +219,7 @@ class _Engine:
             if measuring:
                 self.meter.acc["rto"] += fired
             f.stalled -= fired
+            f.timeouts[j] += 1.0
             self.sender.timer_fired(j)
         return deciding
 

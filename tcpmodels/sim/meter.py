@@ -3,7 +3,7 @@
 import numpy as np
 
 from .. import metrics
-from .result import SimResult
+from .result import EVENT, SimResult
 
 __all__ = ["Meter"]
 
@@ -23,27 +23,41 @@ class Meter:
         The run's steps, and the first measured one.
     check : bool
         Keep the totals the conservation invariant needs.
+    queue : object
+        The batch's queue state, whose ``report()`` is traced.
     """
 
-    def __init__(self, scenarios, serve, dt, steps, measure_from, check):
+    def __init__(self, scenarios, serve, dt, steps, measure_from, check, queue):
         S, first = len(scenarios), scenarios[0]
+        self.queue = queue  # what it reports is traced
         self.S, self.n, self.dt, self.serve = S, first.n_flows, dt, serve
         self.steps, self.measure_from, self.check = steps, measure_from, check
         self.acc = dict(arr=np.zeros(S), drop=np.zeros(S), served=np.zeros(S), qsum=np.zeros(S),
-                        wsum=np.zeros(S), stall=np.zeros(S), rto=np.zeros(S))
+                        stall=np.zeros(S), rto=np.zeros(S))
+        self.wsum = np.zeros(S * first.n_flows)  # per flow
         self.tot = dict(arr=np.zeros(S), drop=np.zeros(S), served=np.zeros(S))
         self.marked = np.zeros(S)
         self.acked_start = None
+        self.events = []  # (flows, time, windows, drops) of each reaction logged
         self.tracing = first.trace
         if self.tracing:
             self.every = max(1, int(round(first.trace_interval / dt)))
             self.ntr = min(first.trace_flows, self.n)
             self.tr_t, self.tr_q, self.tr_l, self.tr_w = [], [], [], []
             self.tr_a, self.tr_d, self.tr_qs = np.zeros(S), np.zeros(S), np.zeros(S)
+            self.tr_report = {}
 
     def begin(self, flows):
         """The measured interval begins."""
         self.acked_start = flows.acked.copy()
+        self.dropped_start = flows.dropped + flows.unseen_drops
+        self.timeouts_start = flows.timeouts.copy()
+
+    def log_events(self, j, now, window, drops):
+        """Flows ``j`` reduce their windows from ``window`` [packets] at ``now`` [s] for ``drops`` losses."""
+        if self.acked_start is not None and j.size:
+            self.events.append((j, np.full(j.size, now), np.asarray(window, dtype=float),
+                                np.broadcast_to(np.asarray(drops, dtype=float), j.shape)))
 
     def record(self, k, measuring, A, D, served, flows, limit):
         """Account for step ``k``: A arrivals, D drops and ``served`` packets per scenario."""
@@ -62,7 +76,7 @@ class Meter:
             acc["drop"] += D
             acc["served"] += served
             acc["qsum"] += q
-            acc["wsum"] += flows.cwnd.reshape(self.S, self.n).sum(axis=1)
+            self.wsum += flows.cwnd
             acc["stall"] += flows.stalled
         if self.tracing:
             self._trace(k, A, D, q, flows.cwnd)
@@ -76,6 +90,8 @@ class Meter:
             self.tr_q.append(self.tr_qs / self.every)
             self.tr_l.append(np.where(self.tr_a > 0, self.tr_d / np.maximum(self.tr_a, 1), 0.0))
             self.tr_w.append(cwnd.reshape(self.S, self.n)[:, :self.ntr].astype(float))
+            for name, values in self.queue.report().items():
+                self.tr_report.setdefault(name, []).append(values)
             self.tr_a, self.tr_d, self.tr_qs = np.zeros(self.S), np.zeros(self.S), np.zeros(self.S)
 
     def results(self, flows):
@@ -83,15 +99,16 @@ class Meter:
         S, n, dt, acc = self.S, self.n, self.dt, self.acc
         steps = self.steps - self.measure_from
         good = (flows.acked - self.acked_start).astype(float).reshape(S, n) / (steps * dt)
+        drops = (flows.dropped + flows.unseen_drops - self.dropped_start).reshape(S, n)
+        timeouts = (flows.timeouts - self.timeouts_start).reshape(S, n)
+        window = self.wsum.reshape(S, n) / steps
+        events = self._events()
         results = []
         for s in range(S):
             g = good[s]
-            trace = None
-            if self.tracing:
-                trace = dict(time=np.array(self.tr_t), queue=np.array([x[s] for x in self.tr_q]),
-                             loss_rate=np.array([x[s] for x in self.tr_l]),
-                             window=np.array([x[s] for x in self.tr_w]))
             a = acc["arr"][s]
+            mine = events[events["flow"] // n == s]
+            mine["flow"] -= s * n
             results.append(SimResult(
                 loss_rate=float((acc["drop"][s] + self.marked[s]) / a) if a > 0 else 0.0,
                 mark_rate=float(self.marked[s] / a) if a > 0 else 0.0,
@@ -99,12 +116,33 @@ class Meter:
                 utilization=float(acc["served"][s] / (self.serve[s] * steps)),
                 timeouts_per_packet=float(acc["rto"][s] / a) if a > 0 else 0.0,
                 timeout_fraction=float(acc["stall"][s] / (steps * n)),
-                window=float(acc["wsum"][s] / (steps * n)),
+                window=float(window[s].sum() / n),
                 goodput=g.copy(),
                 jain_index=metrics.jain_index(g),
                 rtt=flows.prop.reshape(S, n)[s].copy(),
                 time_step=dt,
                 packets=float(a),
-                trace=trace,
+                flow_drops=drops[s].copy(),
+                flow_timeouts=timeouts[s].copy(),
+                flow_window=window[s].copy(),
+                congestion_events=mine,
+                trace=self._trace_of(s),
             ))
         return results
+
+    def _events(self):
+        """The logged events of the whole batch as one EVENT table."""
+        table = np.zeros(sum(e[0].size for e in self.events), dtype=EVENT)
+        if self.events:
+            for name, column in zip(EVENT.names, zip(*self.events, strict=True), strict=True):
+                table[name] = np.concatenate(column)
+        return table
+
+    def _trace_of(self, s):
+        """Scenario s's traces (None unless traced)."""
+        if not self.tracing:
+            return None
+        trace = dict(time=np.array(self.tr_t), queue=np.array([x[s] for x in self.tr_q]),
+                     loss_rate=np.array([x[s] for x in self.tr_l]), window=np.array([x[s] for x in self.tr_w]))
+        trace.update({name: np.array([x[s] for x in values]) for name, values in self.tr_report.items()})
+        return trace

@@ -38,7 +38,8 @@ class Step:
     their scenarios (None for one); ``n`` flows per scenario; ``rng``.
     ``mark(flows, marks)`` delivers ECN marks, ``remove(i, frac)`` takes a
     queued packet's ACK out of the ring (the slot, or None),
-    ``lost_queued(i, slot, arriving, behind)`` tells the flow.
+    ``lost_queued(i, slot, arriving, behind)`` tells the flow (slot None: a
+    packet its sender had written off).
     """
 
     def spread(self, arrived, drops, link):
@@ -56,6 +57,10 @@ class _FIFO:
 
     def early_drops(self, q, arrivals, idle, serve, rng):
         return np.zeros(self.size)
+
+    def report(self):
+        """What the discipline reports into the trace: {name: one value per scenario}."""
+        return {}
 
     def decide(self, step):
         """The step's drops per scenario (link losses included) and the flows hit, (j, dj) or None."""
@@ -103,8 +108,7 @@ class _SharedQueue:
         """
         slot = step.remove(i, frac)
         self.queued[i] = max(self.queued[i] - 1.0, 0.0)
-        if slot is not None:
-            step.lost_queued(i, slot, arriving, np.floor(self.queued[i] * (1.0 - frac)))
+        step.lost_queued(i, slot, arriving, np.floor(self.queued[i] * (1.0 - frac)))
 
 
 class _RandomDrop(_SharedQueue, _FIFO):
@@ -525,6 +529,10 @@ class _FPQState(_REDState):
         """See the step's arrivals first: the flow count retunes RED."""
         self.observe(step.arr.reshape(self.size, step.n), step.now, step.dt)
         return super().decide(step)
+
+    def report(self):
+        """FPQ's estimate of the active flows (Morris 1999, Fig. 6.9)."""
+        return {"flow_count": np.array(self.flows)}
 
     def observe(self, arrivals, now, dt):
         """Count the flows of the step's arrivals (``arrivals`` shaped scenario x flow) and retune."""

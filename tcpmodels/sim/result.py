@@ -6,7 +6,7 @@ import numpy as np
 
 from .._results import Result
 
-__all__ = ["SimResult"]
+__all__ = ["SimResult", "EVENT"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,10 +40,26 @@ class SimResult(Result):
         Engine step [s].
     packets : float
         Packets that arrived at the bottleneck in the measured interval [-].
+    flow_drops : ndarray
+        Per-flow packets lost (at the queue or on the link) [packets].
+    flow_timeouts : ndarray
+        Per-flow retransmission time-outs [-].
+    flow_window : ndarray
+        Per-flow time-average congestion window [packets].
+    congestion_events : ndarray
+        One row per congestion event, in time order: a structured array with
+        ``flow`` (index), ``time`` [s], ``window`` [packets] (the congestion
+        window when the sender reacted) and ``drops`` [packets] (the flow's
+        packets lost in it).  An event is the losses one window reduction
+        reacts to: a fast retransmit, or a time-out when too few duplicate
+        ACKs came back, or a lost retransmission (one drop) that ends fast
+        recovery in a time-out.  ECN marks are not losses and make no rows.
     trace : dict or None
         With ``Scenario(trace=True)``: ``time`` [s], ``queue`` [packets],
         ``loss_rate`` [-] per trace interval, ``window`` [packets] of the first
-        ``trace_flows`` flows (shape time x flow).
+        ``trace_flows`` flows (shape time x flow); with FPQ also
+        ``flow_count`` [-], its bit-vector estimate of the active flows
+        (Morris 1999, Fig. 6.9).
     """
 
     loss_rate: float
@@ -58,4 +74,11 @@ class SimResult(Result):
     rtt: np.ndarray
     time_step: float
     packets: float
+    flow_drops: np.ndarray = None
+    flow_timeouts: np.ndarray = None
+    flow_window: np.ndarray = None
+    congestion_events: np.ndarray = None
     trace: dict | None = None
+
+# The columns of SimResult.congestion_events.
+EVENT = np.dtype([("flow", np.int64), ("time", float), ("window", float), ("drops", float)])

@@ -8,18 +8,61 @@ Morris (1999), Fig. 3.2 (the thesis' standard simulation set-up).
 import dataclasses
 import inspect
 import math
+import numbers
 import re
+import warnings
+
+import numpy as np
 
 from .. import _checks, fpq, units
+from .._checks import TCPModelsWarning
 from .._results import Result
 
 __all__ = ["DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ", "Tahoe", "Reno", "NewReno", "Scenario",
            "QUEUES", "SENDERS"]
 
 
+# What a scenario may ask of the engine: flow-steps (steps x flows) and ACK-ring
+# bytes.  The engine advances about 1e7 flow-steps/s on one core (the standard
+# scenario, README), so SLOW_WORK is minutes and MAX_WORK hours.
+SLOW_WORK, MAX_WORK = 2e9, 1e11
+FLOW_STEPS_PER_S = 1e7
+MAX_RING_BYTES = 2 ** 30
+
+
 def _set(obj, name, value):
     # Frozen dataclasses normalise their own fields in __post_init__.
     object.__setattr__(obj, name, value)
+
+
+def _finite(name, x):
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    return x
+
+
+def _positive(name, value):
+    """A finite float > 0."""
+    return _finite(name, float(_checks.positive(name, value)))
+
+
+def _nonnegative(name, value):
+    """A finite float >= 0."""
+    return _finite(name, float(_checks.nonnegative(name, value)))
+
+
+def _whole(name, value, minimum=1):
+    """A finite whole number >= minimum, as int."""
+    return int(_finite(name, float(_checks.whole(name, value, minimum=minimum))))
+
+
+def _flag(name, value):
+    """True or False (or 1 / 0); a string such as "false" is refused, not taken as true."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, got {value!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,7 +83,7 @@ class DropTail(Result):
     buffer: int = 217
 
     def __post_init__(self):
-        _set(self, "buffer", int(_checks.whole("buffer", self.buffer, minimum=1)))
+        _set(self, "buffer", _whole("buffer", self.buffer, minimum=1))
 
     @property
     def limit(self):
@@ -115,16 +158,16 @@ class RED(Result):
     ecn: bool = False
 
     def __post_init__(self):
-        _set(self, "min_th", float(_checks.nonnegative("min_th", self.min_th)))
-        _set(self, "max_th", float(_checks.positive("max_th", self.max_th)))
+        _set(self, "min_th", _nonnegative("min_th", self.min_th))
+        _set(self, "max_th", _positive("max_th", self.max_th))
         if not self.max_th > self.min_th:
             raise ValueError(f"max_th must be > min_th ({self.min_th}), got {self.max_th}")
         _set(self, "max_p", float(_checks.in_range("max_p", self.max_p, 0, 1, low_open=True)))
         _set(self, "weight", float(_checks.in_range("weight", self.weight, 0, 1, low_open=True)))
-        _set(self, "gentle", bool(self.gentle))
-        _set(self, "ecn", bool(self.ecn))
+        _set(self, "gentle", _flag("gentle", self.gentle))
+        _set(self, "ecn", _flag("ecn", self.ecn))
         if self.buffer is not None:
-            _set(self, "buffer", int(_checks.whole("buffer", self.buffer, minimum=1)))
+            _set(self, "buffer", _whole("buffer", self.buffer, minimum=1))
 
     @property
     def limit(self):
@@ -216,14 +259,14 @@ class FPQ(Result):
     buffer: int | None = None
 
     def __post_init__(self):
-        _set(self, "ppf", float(_checks.positive("ppf", self.ppf)))
-        _set(self, "bits", int(_checks.whole("bits", self.bits, minimum=2)))
-        _set(self, "t_clear", float(_checks.positive("t_clear", self.t_clear)))
+        _set(self, "ppf", _positive("ppf", self.ppf))
+        _set(self, "bits", _whole("bits", self.bits, minimum=2))
+        _set(self, "t_clear", _positive("t_clear", self.t_clear))
         _set(self, "max_loss", float(_checks.in_range("max_loss", self.max_loss, 0, 1, low_open=True, high_open=True)))
-        _set(self, "min_th", float(_checks.nonnegative("min_th", self.min_th)))
+        _set(self, "min_th", _nonnegative("min_th", self.min_th))
         _set(self, "weight", float(_checks.in_range("weight", self.weight, 0, 1, low_open=True)))
         if self.buffer is not None:
-            _set(self, "buffer", int(_checks.whole("buffer", self.buffer, minimum=1)))
+            _set(self, "buffer", _whole("buffer", self.buffer, minimum=1))
 
     def batch_key(self):
         """What two scenarios' queues must share to run in one batch (the engine's code path)."""
@@ -278,17 +321,17 @@ class _Sender(Result):
 
     def __post_init__(self):
         if self.max_window is not None:
-            _set(self, "max_window", int(_checks.whole("max_window", self.max_window, minimum=1)))
-        _set(self, "initial_window", int(_checks.whole("initial_window", self.initial_window, minimum=1)))
-        _set(self, "dupack_threshold", int(_checks.whole("dupack_threshold", self.dupack_threshold, minimum=1)))
-        _set(self, "min_rto", float(_checks.positive("min_rto", self.min_rto)))
-        _set(self, "granularity", float(_checks.nonnegative("granularity", self.granularity)))
-        _set(self, "max_rto", float(_checks.positive("max_rto", self.max_rto)))
+            _set(self, "max_window", _whole("max_window", self.max_window, minimum=1))
+        _set(self, "initial_window", _whole("initial_window", self.initial_window, minimum=1))
+        _set(self, "dupack_threshold", _whole("dupack_threshold", self.dupack_threshold, minimum=1))
+        _set(self, "min_rto", _positive("min_rto", self.min_rto))
+        _set(self, "granularity", _nonnegative("granularity", self.granularity))
+        _set(self, "max_rto", _positive("max_rto", self.max_rto))
         if not self.max_rto >= self.min_rto:
             raise ValueError(f"max_rto must be >= min_rto ({self.min_rto}), got {self.max_rto}")
-        _set(self, "delayed_ack", bool(self.delayed_ack))
-        _set(self, "ecn", bool(self.ecn))
-        _set(self, "limited_transmit", bool(self.limited_transmit))
+        _set(self, "delayed_ack", _flag("delayed_ack", self.delayed_ack))
+        _set(self, "ecn", _flag("ecn", self.ecn))
+        _set(self, "limited_transmit", _flag("limited_transmit", self.limited_transmit))
 
     def batch_key(self):
         """What two scenarios' senders must share to run in one batch (the engine's code path)."""
@@ -325,7 +368,7 @@ class Tahoe(_Sender):
 
     def __post_init__(self):
         super().__post_init__()
-        _set(self, "go_back_n", bool(self.go_back_n))
+        _set(self, "go_back_n", _flag("go_back_n", self.go_back_n))
 
     def batch_key(self):
         """What two scenarios' senders must share to run in one batch (the engine's code path)."""
@@ -372,7 +415,7 @@ class NewReno(_Sender):
 
     def __post_init__(self):
         super().__post_init__()
-        _set(self, "sack", bool(self.sack))
+        _set(self, "sack", _flag("sack", self.sack))
 
     def batch_key(self):
         """What two scenarios' senders must share to run in one batch (the engine's code path)."""
@@ -493,29 +536,54 @@ class Scenario(Result):
     trace_flows: int = 5
 
     def __post_init__(self):
-        _set(self, "n_flows", int(_checks.whole("n_flows", self.n_flows, minimum=1)))
-        _set(self, "bandwidth", float(_checks.positive("bandwidth", self.bandwidth)))
-        _set(self, "rtt", float(_checks.positive("rtt", self.rtt)))
-        _set(self, "packet_size", float(_checks.positive("packet_size", self.packet_size)))
+        _set(self, "n_flows", _whole("n_flows", self.n_flows, minimum=1))
+        _set(self, "bandwidth", _positive("bandwidth", self.bandwidth))
+        _set(self, "rtt", _positive("rtt", self.rtt))
+        _set(self, "packet_size", _positive("packet_size", self.packet_size))
         _set(self, "queue", _spec("queue", self.queue, QUEUES))
         _set(self, "sender", _spec("sender", self.sender, SENDERS))
-        _set(self, "duration", float(_checks.positive("duration", self.duration)))
+        _set(self, "duration", _positive("duration", self.duration))
         _set(self, "warmup", float(_checks.in_range("warmup", self.warmup, 0, self.duration, high_open=True)))
         if self.seed is not None:
-            _set(self, "seed", int(_checks.whole("seed", self.seed, minimum=0)))
+            _set(self, "seed", _whole("seed", self.seed, minimum=0))
         _set(self, "rtt_spread", float(_checks.in_range("rtt_spread", self.rtt_spread, 0, 2, high_open=True)))
-        _set(self, "start_spread", float(_checks.nonnegative("start_spread", self.start_spread)))
+        _set(self, "start_spread", _nonnegative("start_spread", self.start_spread))
         if self.access_rate is not None:
+            # (math.inf: no access link)
             _set(self, "access_rate", float(_checks.positive("access_rate", self.access_rate)))
         _set(self, "link_loss", float(_checks.in_range("link_loss", self.link_loss, 0, 1, high_open=True)))
         if self.time_step is not None:
-            dt = float(_checks.positive("time_step", self.time_step))
+            dt = _positive("time_step", self.time_step)
             if not dt <= self.min_rtt:
                 raise ValueError(f"time_step must be <= the smallest RTT ({self.min_rtt:g} s), got {dt!r}")
             _set(self, "time_step", dt)
-        _set(self, "trace", bool(self.trace))
-        _set(self, "trace_interval", float(_checks.positive("trace_interval", self.trace_interval)))
-        _set(self, "trace_flows", int(_checks.whole("trace_flows", self.trace_flows, minimum=0)))
+        _set(self, "trace", _flag("trace", self.trace))
+        _set(self, "trace_interval", _positive("trace_interval", self.trace_interval))
+        _set(self, "trace_flows", _whole("trace_flows", self.trace_flows, minimum=0))
+        self._check_cost()
+
+    def _check_cost(self):
+        # Refuse what cannot run (hours of work, GiBs of ACK ring), warn where slow
+        # or where the chosen step cannot see the queue move.
+        dt, drain = self.step, self.limit / self.capacity
+        work = self.duration / dt * self.n_flows
+        why = (f"{self.duration / dt:.3g} steps of {dt:.3g} s x {self.n_flows} flows = {work:.3g} flow-steps, "
+               f"about {work / FLOW_STEPS_PER_S:.3g} s of computing")
+        if work > MAX_WORK:
+            raise ValueError(f"rtt/time_step/duration: the scenario is too long to simulate: {why}")
+        if work > SLOW_WORK:
+            warnings.warn(f"the scenario will be slow: {why}", TCPModelsWarning, stacklevel=4)
+        # The ring spans the longest RTT plus a full queue's delay, in steps, for every flow.
+        ring = ((self.rtt * (1 + self.rtt_spread / 2) + drain + dt) / dt + 3) * self.n_flows * 8.0
+        if ring > MAX_RING_BYTES:
+            raise ValueError(f"bandwidth/buffer: the ACK ring would need {ring / 2 ** 30:.3g} GiB: a full "
+                             f"{self.limit}-packet queue takes {drain:.3g} s to drain at {self.bandwidth:g} bit/s, "
+                             f"{drain / dt:.3g} steps of {dt:.3g} s")
+        if self.time_step is not None and drain < dt:
+            warnings.warn(f"time_step: {dt:g} s serves {self.capacity * dt:.0f} packets, more than the "
+                          f"{self.limit}-packet buffer holds (it drains in {drain:.3g} s): the queue filling and "
+                          f"draining within a step is not seen, so loss and queue will be off; use a step of at "
+                          f"most {drain:.3g} s", TCPModelsWarning, stacklevel=4)
 
     def batch_key(self):
         """What two scenarios must share to run as one batch: shape, run length, code paths, traces."""

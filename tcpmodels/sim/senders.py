@@ -67,6 +67,7 @@ class Sender:
         self._ca, self._inc = np.empty(N, dtype=bool), np.empty(N, dtype=real)
         self._room, self._arr = np.empty(N, dtype=real), np.empty(N, dtype=real)
         self.retx, self.retx_arr = (), None
+        self.log = lambda j, now, window, drops: None  # congestion events: (flows, time, windows, drops)
 
     # ------------------------------------------------------------ ACKs
     def on_acks(self, acks, check):
@@ -206,9 +207,13 @@ class Sender:
         """Flow ``i`` lost a queued packet whose ACK was due in ring slot ``slot``.
 
         ``arriving`` of its packets reached the queue this step, ``behind`` of
-        its queued ones follow the victim.
+        its queued ones follow the victim.  Without a slot the victim was sent
+        before a time-out or restart wrote it off: the sender never notices.
         """
         f = self.f
+        if slot is None:
+            f.unseen_drops[i] += 1.0
+            return
         f.dropped[i] += 1.0
         if f.state[i] == OPEN:
             f.state[i] = PENDING
@@ -228,6 +233,7 @@ class Sender:
         fr = delivered_after >= self.dupthresh[j]
         if self.one_hole:
             fr &= lost <= 1  # a second loss in the window: a time-out
+        self.log(j, now, f.cwnd[j], lost)
         to = j[~fr]
         if to.size:
             self.timeout(to, now, now)
@@ -261,6 +267,7 @@ class Sender:
         bad = f.retx_lost[j]
         if bad.any():
             jb = j[bad]
+            self.log(jb, now, f.cwnd[jb], 1.0)
             self.timeout(jb, f.t_fr[jb], now)
         j = j[~bad]
         more = f.carried[j] > 0
