@@ -15,8 +15,8 @@ True
 """
 
 from .engine import simulate
-from .result import SimResult
+from .result import GroupResult, SimResult
 from .scenario import FPQ, RED, REDI, CHOKe, DropTail, NewReno, RandomDrop, Reno, Scenario, Tahoe
 
-__all__ = ["Scenario", "simulate", "SimResult", "DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ",
+__all__ = ["Scenario", "simulate", "SimResult", "GroupResult", "DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ",
            "Tahoe", "Reno", "NewReno"]

@@ -134,14 +134,13 @@ class _Engine:
         self.capacity = np.array([s.capacity for s in scenarios])
         self.serve = self.capacity * dt  # packets served per step
         self.limit = np.array([float(s.limit) for s in scenarios])
-        spread = col([s.rtt_spread for s in scenarios])
-        prop = col([s.rtt for s in scenarios]) * (1 + spread * (rng.random(S * n) - 0.5))
+        prop = self._propagation(scenarios, rng)
         self.workload = LongLived(col([s.start_spread for s in scenarios]))
         start = self.workload.start_times(rng)
         self.prop_steps = prop / dt
         self.link_loss = col([s.link_loss for s in scenarios])
         self.lossy = bool((self.link_loss > 0).any())
-        max_window = col([s.max_window for s in scenarios])
+        max_window = np.concatenate([s.per_flow(s.window_cap) for s in scenarios])
         real = state_dtype(S * n, max_window.max(), first.duration, prop.min())
         self.flows = Flows(n, prop, self.capacity, max_window, start, real)
         worst_delay = (prop.max() + (self.limit / self.capacity).max() + dt) / dt
@@ -198,6 +197,21 @@ class _Engine:
                 sender.update_rtt(qd)
             meter.record(k, measuring, step.A, D, served, f, self.limit)
         return meter.results(f)
+
+    def _propagation(self, scenarios, rng):
+        """Each flow's propagation RTT [s]: as given, or uniform about the mean (rtt_spread)."""
+        explicit = [s.flow_rtts for s in scenarios]
+        if all(x is not None for x in explicit):
+            return np.concatenate(explicit)
+        n = self.n
+        col = lambda values: np.repeat(np.asarray(values, dtype=float), n)  # noqa: E731  per-flow copy
+        prop = col([s.mean_rtt for s in scenarios]) * (
+            1 + col([0.0 if x is not None else s.rtt_spread for s, x in zip(scenarios, explicit, strict=True)])
+            * (rng.random(self.S * n) - 0.5))
+        for i, x in enumerate(explicit):
+            if x is not None:
+                prop[i * n:(i + 1) * n] = x
+        return prop
 
     def _timers(self, nearest, now, measuring):
         """Fire the timers due: starts, recovery ends, time-outs; returns the losses to decide after sending."""

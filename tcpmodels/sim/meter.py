@@ -3,7 +3,7 @@
 import numpy as np
 
 from .. import metrics
-from .result import EVENT, SimResult
+from .result import EVENT, GroupResult, SimResult
 
 __all__ = ["Meter"]
 
@@ -30,6 +30,7 @@ class Meter:
     def __init__(self, scenarios, serve, dt, steps, measure_from, check, queue):
         S, first = len(scenarios), scenarios[0]
         self.queue = queue  # what it reports is traced
+        self.groups = first.groups
         self.S, self.n, self.dt, self.serve = S, first.n_flows, dt, serve
         self.steps, self.measure_from, self.check = steps, measure_from, check
         self.acc = dict(arr=np.zeros(S), drop=np.zeros(S), served=np.zeros(S), qsum=np.zeros(S),
@@ -52,6 +53,7 @@ class Meter:
         self.acked_start = flows.acked.copy()
         self.dropped_start = flows.dropped + flows.unseen_drops
         self.timeouts_start = flows.timeouts.copy()
+        self.sent_start = flows.sent.astype(float)
 
     def log_events(self, j, now, window, drops):
         """Flows ``j`` reduce their windows from ``window`` [packets] at ``now`` [s] for ``drops`` losses."""
@@ -102,6 +104,7 @@ class Meter:
         drops = (flows.dropped + flows.unseen_drops - self.dropped_start).reshape(S, n)
         timeouts = (flows.timeouts - self.timeouts_start).reshape(S, n)
         window = self.wsum.reshape(S, n) / steps
+        sent = (flows.sent - self.sent_start).reshape(S, n)
         events = self._events()
         results = []
         for s in range(S):
@@ -125,10 +128,26 @@ class Meter:
                 flow_drops=drops[s].copy(),
                 flow_timeouts=timeouts[s].copy(),
                 flow_window=window[s].copy(),
+                flow_packets=sent[s].copy(),
+                groups=self._groups(g, drops[s], timeouts[s], window[s], sent[s]),
                 congestion_events=mine,
                 trace=self._trace_of(s),
             ))
         return results
+
+    def _groups(self, goodput, drops, timeouts, window, sent):
+        """One GroupResult per sender group of a scenario, from its per-flow results."""
+        out, start = [], 0
+        for count, spec in self.groups:
+            at = slice(start, start + count)
+            packets = sent[at].sum()
+            out.append(GroupResult(
+                sender=spec, first_flow=start, n_flows=count, goodput=float(goodput[at].mean()),
+                loss_rate=float(drops[at].sum() / packets) if packets > 0 else 0.0,
+                timeouts_per_packet=float(timeouts[at].sum() / packets) if packets > 0 else 0.0,
+                window=float(window[at].mean())))
+            start += count
+        return tuple(out)
 
     def _events(self):
         """The logged events of the whole batch as one EVENT table."""

@@ -6,7 +6,43 @@ import numpy as np
 
 from .._results import Result
 
-__all__ = ["SimResult", "EVENT"]
+__all__ = ["SimResult", "GroupResult", "EVENT"]
+
+
+@dataclasses.dataclass(frozen=True)
+class GroupResult(Result):
+    """Statistics of one sender group of a scenario over the measured interval.
+
+    Attributes
+    ----------
+    sender : object
+        The group's sender spec.
+    first_flow : int
+        Index of its first flow in the per-flow results (its flows follow on).
+    n_flows : int
+        Flows in the group [-].
+    goodput : float
+        Mean per-flow goodput [packets/s].
+    loss_rate : float
+        The group's packets lost / packets it sent [-].
+    timeouts_per_packet : float
+        The group's time-outs / packets it sent [-].
+    window : float
+        Time- and flow-average congestion window [packets].
+    """
+
+    sender: object
+    first_flow: int
+    n_flows: int
+    goodput: float
+    loss_rate: float
+    timeouts_per_packet: float
+    window: float
+
+    @property
+    def flows(self):
+        """Its flows' indices in the per-flow results (a slice)."""
+        return slice(self.first_flow, self.first_flow + self.n_flows)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,6 +82,10 @@ class SimResult(Result):
         Per-flow retransmission time-outs [-].
     flow_window : ndarray
         Per-flow time-average congestion window [packets].
+    flow_packets : ndarray
+        Per-flow packets sent, retransmissions included [packets].
+    groups : tuple of GroupResult
+        Per sender group (one unless ``Scenario(senders=...)``).
     congestion_events : ndarray
         One row per congestion event, in time order: a structured array with
         ``flow`` (index), ``time`` [s], ``window`` [packets] (the congestion
@@ -77,6 +117,8 @@ class SimResult(Result):
     flow_drops: np.ndarray = None
     flow_timeouts: np.ndarray = None
     flow_window: np.ndarray = None
+    flow_packets: np.ndarray = None
+    groups: tuple = ()
     congestion_events: np.ndarray = None
     trace: dict | None = None
 

@@ -468,8 +468,10 @@ class Scenario(Result):
         Number of TCP flows [-].
     bandwidth : float
         Bottleneck rate [bit/s].
-    rtt : float
-        Mean round-trip propagation time [s].
+    rtt : float or sequence of float
+        Mean round-trip propagation time [s], spread by ``rtt_spread``; or
+        each flow's (one per flow) or each sender group's (one per group of
+        ``senders``) propagation RTT [s], used as given.
     packet_size : float
         Packet size [bytes] (576).
     queue : DropTail, RandomDrop, RED, REDI, CHOKe, FPQ or str
@@ -478,14 +480,20 @@ class Scenario(Result):
         its defaults.
     sender : Tahoe, Reno, NewReno or str
         TCP variant of every flow; a name gives its defaults.
+    senders : sequence of (int, sender) or None
+        A mixed population instead: groups of flows, each ``(count, sender)``
+        (counts adding up to ``n_flows``; flows numbered group by group).
+        ``sender`` then becomes the first group's.
     duration : float
         Simulated time [s] (500, Fig. 3.2).
     warmup : float
         Start of the measured interval [s]; statistics cover [warmup, duration].
     seed : int or None
-        Seed of the single random generator; equal seeds give equal results.
+        Seed of the random generator; equal seeds give equal results for a
+        scenario run alone (a batch's one generator is seeded by all its
+        members' seeds, so a member's result depends on its batch).
     rtt_spread : float
-        Relative width of the uniform spread of propagation RTTs [-]: flow RTTs
+        (With a single ``rtt``.) Relative width of the uniform spread of propagation RTTs [-]: flow RTTs
         are uniform on rtt * [1 - spread/2, 1 + spread/2].  0.2 reproduces the
         thesis' 90-110 ms.
     start_spread : float
@@ -519,7 +527,7 @@ class Scenario(Result):
 
     n_flows: int
     bandwidth: float
-    rtt: float
+    rtt: float | tuple
     packet_size: float = 576.0
     queue: object = dataclasses.field(default_factory=RED)
     sender: object = dataclasses.field(default_factory=Tahoe)
@@ -534,14 +542,16 @@ class Scenario(Result):
     trace: bool = False
     trace_interval: float = 0.1
     trace_flows: int = 5
+    senders: tuple | None = None
 
     def __post_init__(self):
         _set(self, "n_flows", _whole("n_flows", self.n_flows, minimum=1))
         _set(self, "bandwidth", _positive("bandwidth", self.bandwidth))
-        _set(self, "rtt", _positive("rtt", self.rtt))
+        self._check_groups()
         _set(self, "packet_size", _positive("packet_size", self.packet_size))
         _set(self, "queue", _spec("queue", self.queue, QUEUES))
-        _set(self, "sender", _spec("sender", self.sender, SENDERS))
+        if self.senders is None:
+            _set(self, "sender", _spec("sender", self.sender, SENDERS))
         _set(self, "duration", _positive("duration", self.duration))
         _set(self, "warmup", float(_checks.in_range("warmup", self.warmup, 0, self.duration, high_open=True)))
         if self.seed is not None:
@@ -562,6 +572,59 @@ class Scenario(Result):
         _set(self, "trace_flows", _whole("trace_flows", self.trace_flows, minimum=0))
         self._check_cost()
 
+    def _check_groups(self):
+        # The sender groups (one unless mixed) and the RTTs, per flow or per group.
+        if self.senders is not None:
+            try:
+                groups = tuple((_whole("senders: count", c), _spec("senders", spec, SENDERS))
+                               for c, spec in self.senders)
+            except (TypeError, ValueError) as e:
+                if isinstance(e, ValueError) and str(e).startswith("senders"):
+                    raise
+                raise ValueError(f"senders must be a sequence of (count, sender) pairs, got {self.senders!r}") from None
+            if not groups or sum(c for c, _ in groups) != self.n_flows:
+                raise ValueError(f"senders: group sizes {[c for c, _ in groups]} must add up to n_flows "
+                                 f"({self.n_flows})")
+            _set(self, "senders", groups)
+            _set(self, "sender", groups[0][1])
+        if np.ndim(self.rtt) == 0:
+            _set(self, "rtt", _positive("rtt", self.rtt))
+            return
+        rtts = tuple(_finite("rtt", float(x)) for x in _checks.positive("rtt", self.rtt).ravel())
+        if len(rtts) not in (self.n_flows, len(self.groups)):
+            raise ValueError(f"rtt: give one RTT, one per flow ({self.n_flows}) or one per sender group "
+                             f"({len(self.groups)}); got {len(rtts)}")
+        _set(self, "rtt", rtts)
+
+    @property
+    def groups(self):
+        """The sender groups: ``((count, sender), ...)`` (one group unless ``senders`` is given)."""
+        return self.senders if self.senders is not None else ((self.n_flows, self.sender),)
+
+    @property
+    def flow_rtts(self):
+        """Each flow's propagation RTT [s] when given explicitly, else None (drawn from rtt and rtt_spread)."""
+        if np.ndim(self.rtt) == 0:
+            return None
+        if len(self.rtt) == self.n_flows:
+            return np.array(self.rtt)
+        return np.repeat(self.rtt, [c for c, _ in self.groups])
+
+    @property
+    def mean_rtt(self):
+        """Mean propagation RTT of the flows [s]."""
+        return float(np.mean(self.flow_rtts)) if np.ndim(self.rtt) else self.rtt
+
+    @property
+    def max_rtt(self):
+        """Largest propagation RTT of any flow [s]."""
+        return float(max(self.rtt)) if np.ndim(self.rtt) else self.rtt * (1 + self.rtt_spread / 2)
+
+    def per_flow(self, value):
+        """``value(sender)`` for each flow's sender, as a float array (one entry per flow)."""
+        return np.repeat(np.array([value(spec) for _, spec in self.groups], dtype=float),
+                         [c for c, _ in self.groups])
+
     def _check_cost(self):
         # Refuse what cannot run (hours of work, GiBs of ACK ring), warn where slow
         # or where the chosen step cannot see the queue move.
@@ -574,7 +637,7 @@ class Scenario(Result):
         if work > SLOW_WORK:
             warnings.warn(f"the scenario will be slow: {why}", TCPModelsWarning, stacklevel=4)
         # The ring spans the longest RTT plus a full queue's delay, in steps, for every flow.
-        ring = ((self.rtt * (1 + self.rtt_spread / 2) + drain + dt) / dt + 3) * self.n_flows * 8.0
+        ring = ((self.max_rtt + drain + dt) / dt + 3) * self.n_flows * 8.0
         if ring > MAX_RING_BYTES:
             raise ValueError(f"bandwidth/buffer: the ACK ring would need {ring / 2 ** 30:.3g} GiB: a full "
                              f"{self.limit}-packet queue takes {drain:.3g} s to drain at {self.bandwidth:g} bit/s, "
@@ -588,7 +651,8 @@ class Scenario(Result):
     def batch_key(self):
         """What two scenarios must share to run as one batch: shape, run length, code paths, traces."""
         return (self.n_flows, self.duration, self.warmup, self.step, self.queue.batch_key(),
-                self.sender.batch_key(), self.trace, self.trace_interval, self.trace_flows)
+                tuple((c, spec.batch_key()) for c, spec in self.groups), self.trace, self.trace_interval,
+                self.trace_flows)
 
     @property
     def capacity(self):
@@ -598,7 +662,7 @@ class Scenario(Result):
     @property
     def bdp(self):
         """Bandwidth-delay product at the mean propagation RTT [packets]."""
-        return self.capacity * self.rtt
+        return self.capacity * self.mean_rtt
 
     @property
     def limit(self):
@@ -614,13 +678,17 @@ class Scenario(Result):
     @property
     def min_rtt(self):
         """Smallest propagation RTT of any flow [s]."""
-        return self.rtt * (1 - self.rtt_spread / 2)
+        return float(min(self.rtt)) if np.ndim(self.rtt) else self.rtt * (1 - self.rtt_spread / 2)
 
     @property
     def max_window(self):
-        """The senders' window cap [packets] (64 KB when the sender leaves it open)."""
-        if self.sender.max_window is not None:
-            return self.sender.max_window
+        """The (first group's) senders' window cap [packets] (64 KB when the sender leaves it open)."""
+        return self.window_cap(self.sender)
+
+    def window_cap(self, sender):
+        """``sender``'s window cap here [packets] (64 KB of packets when it leaves it open)."""
+        if sender.max_window is not None:
+            return sender.max_window
         return max(1, int(65536 // self.packet_size))
 
     @property

@@ -31,6 +31,8 @@ class Sender:
         Their ACKs in flight.
     dt : float
         The engine's step [s].
+    spec : sender spec, optional
+        The variant's spec (its flags); by default the first scenario's sender.
     """
 
     # Fast recovery keeps retransmissions apart (to tell whether one was lost).
@@ -38,20 +40,21 @@ class Sender:
     # A second loss in the window needs its own duplicate ACKs.
     one_hole = True
 
-    def __init__(self, scenarios, flows, ring, dt):
+    def __init__(self, scenarios, flows, ring, dt, spec=None):
         self.f, self.ring, self.dt = flows, ring, dt
         n = flows.n
         col = lambda values: np.repeat(np.asarray(values, dtype=float), n)  # noqa: E731  per-flow copy
-        senders = [s.sender for s in scenarios]
-        self.iw = col([s.initial_window for s in senders])
+        # Each flow's sender parameter (senders differ between groups of a mixed population).
+        param = lambda value: np.concatenate([s.per_flow(value) for s in scenarios])  # noqa: E731
+        self.iw = param(lambda p: p.initial_window)
         flows.cwnd[:] = self.iw
-        self.dupthresh = col([s.dupack_threshold for s in senders])
-        self.limited = col([2.0 if s.limited_transmit else 0.0 for s in senders])
-        self.min_rto = col([s.min_rto for s in senders])
-        self.max_rto = col([s.max_rto for s in senders])
-        self.gran = col([s.granularity for s in senders])
+        self.dupthresh = param(lambda p: p.dupack_threshold)
+        self.limited = param(lambda p: 2.0 if p.limited_transmit else 0.0)
+        self.min_rto = param(lambda p: p.min_rto)
+        self.max_rto = param(lambda p: p.max_rto)
+        self.gran = param(lambda p: p.granularity)
         # Delayed ACKs: one ACK per two packets, and windows grow per ACK.
-        self.ack_gain = col([0.5 if s.delayed_ack else 1.0 for s in senders])
+        self.ack_gain = param(lambda p: 0.5 if p.delayed_ack else 1.0)
         access = col([units.capacity(s.flow_access_rate, s.packet_size) if np.isfinite(s.flow_access_rate)
                       else np.inf for s in scenarios])
         self.paced = bool(np.isfinite(access).any())
@@ -231,8 +234,10 @@ class Sender:
         lost = f.dropped[j] - f.drop_mark[j]
         delivered_after = (f.sent[j] - f.sent_mark[j]) - (lost - 1)
         fr = delivered_after >= self.dupthresh[j]
-        if self.one_hole:
+        if self.one_hole is True:
             fr &= lost <= 1  # a second loss in the window: a time-out
+        elif self.one_hole is not False:  # a mixed population: per flow
+            fr &= (lost <= 1) | ~self.one_hole[j]
         self.log(j, now, f.cwnd[j], lost)
         to = j[~fr]
         if to.size:
@@ -337,10 +342,10 @@ class Tahoe(Sender):
 
     tracks_retransmissions = False
 
-    def __init__(self, scenarios, flows, ring, dt):
+    def __init__(self, scenarios, flows, ring, dt, spec=None):
         super().__init__(scenarios, flows, ring, dt)
         # RFC 2001 Tahoe repairs one hole per fast retransmit; go-back-N all of them.
-        self.one_hole = not scenarios[0].sender.go_back_n
+        self.one_hole = not (spec or scenarios[0].sender).go_back_n
 
     def fast_retransmit(self, j, lost, half, now):
         """Tahoe's fast retransmit restarts from one packet."""
@@ -356,16 +361,71 @@ class NewReno(Sender):
 
     one_hole = False
 
-    def __init__(self, scenarios, flows, ring, dt):
+    def __init__(self, scenarios, flows, ring, dt, spec=None):
         super().__init__(scenarios, flows, ring, dt)
-        self.sack = scenarios[0].sender.sack
+        self.sack = (spec or scenarios[0].sender).sack
 
     def recovery_rounds(self, lost):
         """One round trip per hole without SACK, one for all with it."""
         return 1.0 if self.sack else lost
 
 
+class Mixed(Sender):
+    """A mixed population: each group's flows follow their own sender's rules.
+
+    The rules all variants share run once over all flows; what a variant
+    overrides (``increase``, ``reduced``, ``fast_retransmit`` and, through
+    it, ``recovery_rounds``; ``one_hole``) is dispatched to each group's
+    sender for its flows.
+    """
+
+    def __init__(self, scenarios, flows, ring, dt, parts, part_of):
+        super().__init__(scenarios, flows, ring, dt)
+        self.parts = parts  # one sender per variant, sharing the flows' state
+        self.part_of = part_of  # each flow's
+        self.one_hole = np.array([p.one_hole for p in parts])[part_of]
+        self.shared_increase = all(type(p).increase is Sender.increase for p in parts)
+        self.shared_reduced = all(type(p).reduced is Sender.reduced for p in parts)
+
+    def _split(self, j):
+        for i, part in enumerate(self.parts):
+            mine = self.part_of[j] == i
+            if mine.any():
+                yield part, mine
+
+    def increase(self, acks):
+        if self.shared_increase:
+            return super().increase(acks)
+        f, start = self.f, self.f.cwnd.copy()
+        grown = start.copy()
+        for i, part in enumerate(self.parts):
+            f.cwnd[:] = start
+            part.increase(acks)
+            grown[self.part_of == i] = f.cwnd[self.part_of == i]
+        f.cwnd[:] = grown
+
+    def reduced(self, j):
+        if self.shared_reduced:
+            return super().reduced(j)
+        out = np.empty(j.size)
+        for part, mine in self._split(j):
+            out[mine] = part.reduced(j[mine])
+        return out
+
+    def fast_retransmit(self, j, lost, half, now):
+        for part, mine in self._split(j):
+            part.fast_retransmit(j[mine], lost[mine], half[mine], now)
+
+
 ENGINES = {spec.Tahoe: Tahoe, spec.Reno: Reno, spec.NewReno: NewReno}
+
+
+def _engine_of(sender):
+    """The engine class of a sender spec (the most derived registered class of it)."""
+    for cls in type(sender).__mro__:
+        if cls in ENGINES:
+            return ENGINES[cls]
+    raise ValueError(f"sender: no engine for {type(sender).__name__}")
 
 
 def make_sender(scenarios, flows, ring, dt):
@@ -387,10 +447,12 @@ def make_sender(scenarios, flows, ring, dt):
     Sender
         The engine of the spec's kind (the most derived registered class of it).
     """
-    kind = type(scenarios[0].sender)
-    if any(type(s.sender) is not kind for s in scenarios):
-        raise ValueError("sender: a batch must use one sender kind")
-    for cls in kind.__mro__:
-        if cls in ENGINES:
-            return ENGINES[cls](scenarios, flows, ring, dt)
-    raise ValueError(f"sender: no engine for {kind.__name__}")
+    # The variants of the groups (a batch shares its group layout: batch_key).
+    groups = scenarios[0].groups
+    keys = list(dict.fromkeys(p.batch_key() for _, p in groups))
+    specs = [next(p for _, p in groups if p.batch_key() == key) for key in keys]
+    if len(specs) == 1:
+        return _engine_of(specs[0])(scenarios, flows, ring, dt, specs[0])
+    parts = [_engine_of(p)(scenarios, flows, ring, dt, p) for p in specs]
+    layout = np.repeat([keys.index(p.batch_key()) for _, p in groups], [c for c, _ in groups])
+    return Mixed(scenarios, flows, ring, dt, parts, np.tile(layout, len(scenarios)))
