@@ -118,6 +118,10 @@ def _run_all(scenarios, check):
     return out
 
 
+# What makes scenarios batchable (sweep.py groups its chunks by it).
+_shape_key = Scenario.batch_key
+
+
 class _Engine:
     """A batch of S same-shape scenarios with n flows each (flat, S*n), and its step loop."""
 
