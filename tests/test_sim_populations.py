@@ -69,6 +69,7 @@ def test_explicit_rtts_are_used_as_given(rtt):
     (dict(senders=[(30, "cubic")]), "senders"),
     (dict(senders=[(30, sim.DropTail())]), "senders"),
     (dict(senders=[sim.Reno()]), "senders"),
+    (dict(senders=[(10, sim.Reno(ecn=True)), (20, sim.Reno())]), "senders"),
     (dict(rtt=[0.05, 0.1]), "rtt"),  # neither one per flow nor per group
     (dict(rtt=[0.05] * 29 + [0.0]), "rtt"),
     (dict(rtt=[0.05] * 29 + [-1.0]), "rtt"),

@@ -155,7 +155,6 @@ class _Engine:
         self.steps = int(round(first.duration / dt))
         self.measure_from = int(round(first.warmup / dt))
         self.meter = Meter(scenarios, self.serve, dt, self.steps, self.measure_from, check, self.queue)
-        self.sender.log = self.meter.log_events
         self.step = step = Step()
         step.dt, step.serve, step.limit, step.n, step.rng = dt, self.serve, self.limit, n, rng
         step.mark, step.remove, step.lost_queued = self._mark, self._remove, self.sender.on_queued_loss
@@ -172,6 +171,7 @@ class _Engine:
             measuring = k >= self.measure_from
             if measuring and meter.acked_start is None:
                 meter.begin(f)
+                sender.events = meter.events  # congestion events are logged from now on
             sender.on_acks(ring.take(k), self.check)
             if self.ecn:
                 sender.on_echoes(nearest, now)
@@ -236,8 +236,8 @@ class _Engine:
             fired = f.per_scenario(j)
             if measuring:
                 self.meter.acc["rto"] += fired
+                self.meter.fired.append(j)
             f.stalled -= fired
-            f.timeouts[j] += 1.0
             self.sender.timer_fired(j)
         return deciding
 

@@ -91,7 +91,6 @@ class Flows:
         self.acked = zeros()  # cumulative ACKed packets (goodput)
         self.sent = zeros()  # cumulative packets handed to the access link
         self.dropped = zeros()  # cumulative packets of the flow dropped
-        self.timeouts = zeros(float)  # cumulative retransmission time-outs
         self.unseen_drops = zeros(float)  # written-off packets removed from the queue (random drop, CHOKe)
         self.grow = zeros()  # ack_gain while the window may grow, else 0
         self.can_send = zeros()

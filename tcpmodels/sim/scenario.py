@@ -585,6 +585,9 @@ class Scenario(Result):
             if not groups or sum(c for c, _ in groups) != self.n_flows:
                 raise ValueError(f"senders: group sizes {[c for c, _ in groups]} must add up to n_flows "
                                  f"({self.n_flows})")
+            if len({spec.ecn for _, spec in groups}) > 1:
+                # (RED marks whichever flows its decisions fall on; per-flow ECN capability is not modelled)
+                raise ValueError("senders: the groups must all use ECN or all not (ecn differs between them)")
             _set(self, "senders", groups)
             _set(self, "sender", groups[0][1])
         if np.ndim(self.rtt) == 0:

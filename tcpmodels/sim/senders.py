@@ -70,7 +70,7 @@ class Sender:
         self._ca, self._inc = np.empty(N, dtype=bool), np.empty(N, dtype=real)
         self._room, self._arr = np.empty(N, dtype=real), np.empty(N, dtype=real)
         self.retx, self.retx_arr = (), None
-        self.log = lambda j, now, window, drops: None  # congestion events: (flows, time, windows, drops)
+        self.events = None  # where congestion events are logged: (flows, time, windows, drops)
 
     # ------------------------------------------------------------ ACKs
     def on_acks(self, acks, check):
@@ -238,7 +238,8 @@ class Sender:
             fr &= lost <= 1  # a second loss in the window: a time-out
         elif self.one_hole is not False:  # a mixed population: per flow
             fr &= (lost <= 1) | ~self.one_hole[j]
-        self.log(j, now, f.cwnd[j], lost)
+        if self.events is not None:
+            self.events.append((j, now, f.cwnd[j], lost))
         to = j[~fr]
         if to.size:
             self.timeout(to, now, now)
@@ -272,7 +273,8 @@ class Sender:
         bad = f.retx_lost[j]
         if bad.any():
             jb = j[bad]
-            self.log(jb, now, f.cwnd[jb], 1.0)
+            if self.events is not None:
+                self.events.append((jb, now, f.cwnd[jb], 1.0))
             self.timeout(jb, f.t_fr[jb], now)
         j = j[~bad]
         more = f.carried[j] > 0
