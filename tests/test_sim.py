@@ -402,3 +402,12 @@ def test_red_queue_matches_packet_level_red_under_overload(load):
             drops += d, d_ref
     assert queue[0] == pytest.approx(queue[1], rel=0.02)
     assert drops[0] == pytest.approx(drops[1], rel=0.01)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 12, not done yet: a batch draws from one generator seeded by all its "
+                                       "members' seeds, so a member's result depends on its batch")
+def test_a_seed_fixes_the_result_whatever_shares_the_batch():
+    s = scenario(seed=7)
+    alone = sim.simulate(s)
+    twins = sim.simulate(s, seeds=[7, 7])
+    assert all(r.loss_rate == alone.loss_rate and np.array_equal(r.goodput, alone.goodput) for r in twins)
