@@ -15,8 +15,9 @@ True
 """
 
 from .engine import simulate
-from .result import GroupResult, SimResult
+from .result import CongestionEvents, GroupResult, SimResult
 from .scenario import FPQ, RED, REDI, CHOKe, DropTail, NewReno, RandomDrop, Reno, Scenario, Tahoe
 
-__all__ = ["Scenario", "simulate", "SimResult", "GroupResult", "DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ",
+__all__ = ["Scenario", "simulate", "SimResult", "GroupResult", "CongestionEvents",
+           "DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ",
            "Tahoe", "Reno", "NewReno"]

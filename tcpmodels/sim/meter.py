@@ -3,7 +3,7 @@
 import numpy as np
 
 from .. import metrics
-from .result import EVENT, GroupResult, SimResult
+from .result import CongestionEvents, GroupResult, SimResult
 
 __all__ = ["Meter"]
 
@@ -119,17 +119,11 @@ class Meter:
         window = self.wsum.reshape(S, n) / steps
         sent = (flows.sent - self.sent_start).reshape(S, n)
         events = self._events()
-        # Each scenario's events, in time order: one stable sort by scenario (a radix
-        # sort on 16-bit keys), not one pass per scenario.
-        whose = events["flow"] // n
-        order = np.argsort(whose.astype(np.int16 if S < 2 ** 15 else np.int64), kind="stable")
-        events = np.split(events[order], np.cumsum(np.bincount(whose, minlength=S))[:-1])
         results = []
         for s in range(S):
             g = good[s]
             a = acc["arr"][s]
-            mine = events[s].copy()
-            mine["flow"] -= s * n
+            mine = CongestionEvents(**{name: column[s] for name, column in events.items()})
             results.append(SimResult(
                 loss_rate=float((acc["drop"][s] + self.marked[s]) / a) if a > 0 else 0.0,
                 mark_rate=float(self.marked[s] / a) if a > 0 else 0.0,
@@ -168,16 +162,22 @@ class Meter:
         return tuple(out)
 
     def _events(self):
-        """The logged events of the whole batch as one EVENT table."""
+        """The logged events of the batch: {column: one array per scenario}."""
+        S, n = self.S, self.n
         sizes = [e[0].size for e in self.events]
-        table = np.zeros(sum(sizes), dtype=EVENT)
-        if self.events:
-            flows, times, windows, drops = zip(*self.events, strict=True)
-            table["flow"] = np.concatenate(flows)
-            table["time"] = np.repeat(times, sizes)
-            table["window"] = np.concatenate(windows)
-            table["drops"] = np.concatenate([np.broadcast_to(d, (m,)) for d, m in zip(drops, sizes, strict=True)])
-        return table
+        flows, times, windows, drops = zip(*self.events, strict=True) if self.events else ([], [], [], [])
+        j = np.concatenate(flows).astype(np.int64) if flows else np.zeros(0, dtype=np.int64)
+        columns = dict(time=np.repeat(np.array(times, dtype=float), sizes),
+                       window=np.concatenate(windows).astype(float) if windows else np.zeros(0),
+                       drops=np.concatenate([np.broadcast_to(np.asarray(d, dtype=float), (m,))
+                                             for d, m in zip(drops, sizes, strict=True)]) if drops else np.zeros(0))
+        # Each scenario's rows in time order: one stable sort by scenario (a radix
+        # sort on 16-bit keys), not one pass per scenario.
+        whose = j // n
+        order = np.argsort(whose.astype(np.int16 if S < 2 ** 15 else np.int64), kind="stable")
+        cut = np.cumsum(np.bincount(whose, minlength=S))[:-1]
+        columns["flow"] = j - whose * n
+        return {name: np.split(columns[name][order], cut) for name in ("flow", "time", "window", "drops")}
 
     def _trace_of(self, s):
         """Scenario s's traces (None unless traced)."""

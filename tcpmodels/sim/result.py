@@ -6,7 +6,37 @@ import numpy as np
 
 from .._results import Result
 
-__all__ = ["SimResult", "GroupResult", "EVENT"]
+__all__ = ["SimResult", "GroupResult", "CongestionEvents"]
+
+
+@dataclasses.dataclass(frozen=True)
+class CongestionEvents(Result):
+    """A table of congestion events, one row per event in time order (columns as arrays).
+
+    ``len(events)`` is the number of rows and ``events["drops"]`` a column.
+
+    Attributes
+    ----------
+    flow : ndarray
+        The flow's index in the scenario [-].
+    time : ndarray
+        When the sender reacted [s].
+    window : ndarray
+        Its congestion window then [packets].
+    drops : ndarray
+        Its packets lost in the event [packets].
+    """
+
+    flow: np.ndarray
+    time: np.ndarray
+    window: np.ndarray
+    drops: np.ndarray
+
+    def __len__(self):
+        return self.flow.size
+
+    def __getitem__(self, column):
+        return getattr(self, column)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,11 +116,11 @@ class SimResult(Result):
         Per-flow packets sent, retransmissions included [packets].
     groups : tuple of GroupResult
         Per sender group (one unless ``Scenario(senders=...)``).
-    congestion_events : ndarray
-        One row per congestion event, in time order: a structured array with
-        ``flow`` (index), ``time`` [s], ``window`` [packets] (the congestion
-        window when the sender reacted) and ``drops`` [packets] (the flow's
-        packets lost in it).  An event is the losses one window reduction
+    congestion_events : CongestionEvents
+        One row per congestion event, in time order: columns ``flow``
+        (index), ``time`` [s], ``window`` [packets] (the congestion window
+        when the sender reacted) and ``drops`` [packets] (the flow's packets
+        lost in it).  An event is the losses one window reduction
         reacts to: a fast retransmit, or a time-out when too few duplicate
         ACKs came back, or a lost retransmission (one drop) that ends fast
         recovery in a time-out.  ECN marks are not losses and make no rows.
@@ -119,8 +149,5 @@ class SimResult(Result):
     flow_window: np.ndarray = None
     flow_packets: np.ndarray = None
     groups: tuple = ()
-    congestion_events: np.ndarray = None
+    congestion_events: CongestionEvents = None
     trace: dict | None = None
-
-# The columns of SimResult.congestion_events.
-EVENT = np.dtype([("flow", np.int64), ("time", float), ("window", float), ("drops", float)])
