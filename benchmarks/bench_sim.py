@@ -70,7 +70,7 @@ def main(argv=None):
     print("  At 21 % loss and 68 % of the time in time-out, much of a step goes to the flows' events (about 40")
     print("  timers and 26 drops per step at 1000 flows) and to RED's per-step solution, a fixed number of numpy")
     print("  calls per step: larger batches spread that cost over more flows.  From 10 000 flows a batch keeps its")
-    print("  per-flow packet counts and windows in float32 (where that is exact enough: engine._state_dtype),")
+    print("  per-flow packet counts and windows in float32 (where that is exact enough: flows.state_dtype),")
     print("  which halves the memory traffic of the ~30 passes a step makes over all flows.")
     print(f"\ntime step: half the smallest propagation RTT ({s.step * 1e3:.0f} ms here).  Each flow acts once")
     print("per step on the ACKs that came back; ACK delays (propagation + queueing) are rounded to whole")

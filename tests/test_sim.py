@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from tcpmodels import sim
-from tcpmodels.sim import engine
-from tcpmodels.sim.engine import _state_dtype
+from tcpmodels.sim import flows
+from tcpmodels.sim.flows import state_dtype
 from tcpmodels.sim.queues import make_queue
 
 BASE = dict(n_flows=8, bandwidth=2e6, rtt=0.04, duration=12.0, warmup=4.0, start_spread=2.0)
@@ -169,10 +169,10 @@ def test_state_dtype_float32_only_for_large_batches_it_holds_exactly():
     # window whose increments float32 would round by more than 0.8 %, or a run in
     # which a flow could send 2^24 packets: float64.
     std = dict(max_window=113, duration=500.0, min_rtt=0.09)
-    assert _state_dtype(64_000, **std) is np.float32
-    assert _state_dtype(1000, **std) is np.float64
-    assert _state_dtype(64_000, **{**std, "max_window": 1000}) is np.float64
-    assert _state_dtype(64_000, **{**std, "min_rtt": 0.001, "duration": 1000.0}) is np.float64
+    assert state_dtype(64_000, **std) is np.float32
+    assert state_dtype(1000, **std) is np.float64
+    assert state_dtype(64_000, **{**std, "max_window": 1000}) is np.float64
+    assert state_dtype(64_000, **{**std, "min_rtt": 0.001, "duration": 1000.0}) is np.float64
 
 
 @pytest.mark.parametrize("queue", [sim.RED(min_th=3, max_th=30, max_p=0.1), sim.RandomDrop(buffer=30)],
@@ -189,7 +189,7 @@ def test_float32_state_keeps_invariants_and_results(monkeypatch, queue, sender):
     # measured on 16 x 1000 flows over 120 s): 1e-6 leaves a hundredfold margin.
     batch = [scenario(queue=queue, sender=sender, seed=s) for s in range(4)]
     wide = sim.simulate(batch)
-    monkeypatch.setattr(engine, "FLOAT32_FLOWS", 0)
+    monkeypatch.setattr(flows, "FLOAT32_FLOWS", 0)
     narrow = sim.simulate(batch, check=True)
     for a, b in zip(wide, narrow, strict=True):
         assert b.loss_rate == pytest.approx(a.loss_rate, rel=1e-9)
@@ -402,3 +402,12 @@ def test_red_queue_matches_packet_level_red_under_overload(load):
             drops += d, d_ref
     assert queue[0] == pytest.approx(queue[1], rel=0.02)
     assert drops[0] == pytest.approx(drops[1], rel=0.01)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 12, not done yet: a batch draws from one generator seeded by all its "
+                                       "members' seeds, so a member's result depends on its batch")
+def test_a_seed_fixes_the_result_whatever_shares_the_batch():
+    s = scenario(seed=7)
+    alone = sim.simulate(s)
+    twins = sim.simulate(s, seeds=[7, 7])
+    assert all(r.loss_rate == alone.loss_rate and np.array_equal(r.goodput, alone.goodput) for r in twins)

@@ -15,10 +15,11 @@ True
 """
 
 from .engine import simulate
-from .result import SimResult
+from .result import CongestionEvents, GroupResult, SimResult
 from .scenario import FPQ, RED, REDI, CHOKe, DropTail, NewReno, RandomDrop, Reno, Scenario, Tahoe
 from .sweep import SweepTable, sweep
 
-__all__ = ["Scenario", "simulate", "SimResult", "DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ",
+__all__ = ["Scenario", "simulate", "SimResult", "GroupResult", "CongestionEvents",
+           "DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ",
            "Tahoe", "Reno", "NewReno"]
 __all__ += ["sweep", "SweepTable"]

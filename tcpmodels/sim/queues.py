@@ -1,11 +1,13 @@
 """Vectorized queue disciplines of the engine: one state object per batch.
 
-Each discipline sees, per time step and per scenario, the queue ``q`` before
-the step's arrivals and the number ``A`` of packets arriving, and returns how
-many of those arrivals it drops early.  The engine applies the hard buffer
-limit afterwards and spreads the drops over the flows' arrivals.  A new
-discipline plugs in by adding a spec in :mod:`.scenario` and a class here with
-``early_drops(q, arrivals, idle, serve, rng)``.
+Each discipline owns its whole behaviour in ``decide(step)``: it sees, per
+time step, the queue ``q`` of each scenario before the step's arrivals and
+the packets each flow brings (a :class:`Step`), and returns the drops of each
+scenario and which flows lose them.  Which arrivals it drops early or marks
+(RED), which queued packets it removes (random drop, CHOKe), the hard buffer
+limit: all happen here.  After the service, ``served`` tells it what left.
+A new discipline plugs in by adding a spec in :mod:`.scenario` and a class
+here (registered in ``ENGINES``) overriding what differs from ``_FIFO``.
 """
 
 import bisect
@@ -15,28 +17,132 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import fpq, red
-from .scenario import FPQ, RED, DropTail
+from . import scenario as spec
+from .drops import spread
 
-__all__ = ["make_queue"]
+__all__ = ["make_queue", "Step"]
 
 # Crossing of RED's all-drop point: the Pade root is exact to a small fraction of
 # an arrival for |n log keep| < PADE; beyond, NEWTON steps refine it.
 PADE, NEWTON = 0.3, 2
 
 
-class _DropTailState:
-    """Drop-tail drops nothing early; the engine's buffer limit does the rest."""
+class Step:
+    """What a queue sees of one step, and what it may do to the flows (set by the engine each step).
 
-    ecn = False
+    Attributes: ``k``, ``now`` [s], ``dt`` [s]; ``arr`` the packets each flow
+    brings [packets] and ``link`` those it lost on its link (or None);
+    ``A`` the arrivals of each scenario, ``link_total`` its link losses,
+    ``q`` its queue [packets], ``serve`` its service per step, ``limit`` its
+    hard limit; ``sending`` the flows with arrivals (sorted), ``owner``
+    their scenarios (None for one); ``n`` flows per scenario; ``rng``.
+    ``mark(flows, marks)`` delivers ECN marks, ``remove(i, frac)`` takes a
+    queued packet's ACK out of the ring (the slot, or None),
+    ``lost_queued(i, slot, arriving, behind)`` tells the flow (slot None: a
+    packet its sender had written off).
+    """
 
-    def __init__(self, specs):
-        self.size = len(specs)
+    def spread(self, arrived, drops, link):
+        """Spread each scenario's drops uniformly over ``arrived`` (see drops.spread)."""
+        return spread(arrived, drops, link, self.sending, self.owner, self.n, self.rng)
 
-    def observe(self, arrivals, now, dt):
-        """Drop-tail needs nothing from the arrivals."""
+
+class _FIFO:
+    """A FIFO that drops arrivals: its early decisions, then the hard limit (drop-tail drops nothing early)."""
+
+    ecn = marking = False
+
+    def __init__(self, scenarios, rng, ecn):
+        self.size = len(scenarios)
 
     def early_drops(self, q, arrivals, idle, serve, rng):
         return np.zeros(self.size)
+
+    def report(self):
+        """What the discipline reports into the trace: {name: one value per scenario}."""
+        return {}
+
+    def decide(self, step):
+        """The step's drops per scenario (link losses included) and the flows hit, (j, dj) or None."""
+        idle = np.maximum(step.serve - step.q - step.A, 0.0)
+        A = step.A if step.link is None else step.A - step.link_total
+        D = self.early_drops(step.q, A, idle, step.serve, step.rng)
+        if self.marking:
+            D = self.mark_early(D, step)
+        if step.link is not None:
+            D = D + step.link_total
+        return self.overflow(D, step, None)
+
+    def overflow(self, D, step, extra):
+        """Add the overflow (and RED's hard limit) to ``D`` and choose the victims."""
+        over = np.maximum(np.ceil(step.q + step.A - D - step.serve - step.limit), 0.0)
+        D = D + over
+        return D, (self.victims(D, over, step, extra) if D.any() else None)
+
+    def victims(self, D, over, step, extra):
+        """The flows hit by the drops: uniformly among the arrivals."""
+        return spread(step.arr, D, step.link, step.sending, step.owner, step.n, step.rng)
+
+    def served(self, arr, load, q):
+        """After service: ``load`` packets were in the queue, ``q`` remain."""
+
+
+class _SharedQueue:
+    """A discipline that removes queued packets: it follows each flow's share of the queue."""
+
+    def _shares(self, scenarios):
+        self.queued = np.zeros(len(scenarios) * scenarios[0].n_flows)
+
+    def served(self, arr, load, q):
+        # FIFO service taken as proportional.
+        self.queued += arr
+        self.queued *= np.repeat(np.where(load > 0, q / np.maximum(load, 1e-300), 0.0), arr.size // q.size)
+
+    def _remove(self, i, frac, arriving, step):
+        """Remove one of flow i's queued packets, at fraction ``frac`` of its share from the head.
+
+        Its ACK (due between now + RTT and now + RTT + queueing delay) leaves
+        the ring and the flow learns of the loss as usual.  None due there
+        means the victim is a packet the sender already wrote off (sent
+        before a time-out or Tahoe restart): it goes without the sender noticing.
+        """
+        slot = step.remove(i, frac)
+        self.queued[i] = max(self.queued[i] - 1.0, 0.0)
+        step.lost_queued(i, slot, arriving, np.floor(self.queued[i] * (1.0 - frac)))
+
+
+class _RandomDrop(_SharedQueue, _FIFO):
+    """Random drop (Morris 1999, 2.2.1): each overflowing packet removes a random queued one."""
+
+    def __init__(self, scenarios, rng, ecn):
+        super().__init__(scenarios, rng, ecn)
+        self._shares(scenarios)
+
+    def victims(self, D, over, step, extra):
+        if not over.any():
+            return step.spread(step.arr, D, step.link)
+        on_arrivals = self._evict(over, step.arr if step.link is None else step.arr - step.link, step)
+        return step.spread(step.arr, D - over + on_arrivals, step.link)
+
+    def _evict(self, over, arriving, step):
+        # The arrivals count as queued.  Victims among this step's arrivals are
+        # returned (per scenario) for the usual arrival-drop path.
+        S, n, queued = self.size, step.n, self.queued
+        share = queued + arriving
+        cs = np.cumsum(share)
+        ends = cs[n - 1::n]
+        starts = ends - share.reshape(S, n).sum(axis=1)
+        owner = np.repeat(np.arange(S), over.astype(np.int64))
+        pos = starts[owner] + step.rng.random(owner.size) * (ends - starts)[owner]
+        who = np.minimum(np.searchsorted(cs, pos, side="right"), share.size - 1)
+        into = pos - (cs[who] - share[who])  # where in the flow's share the victim sits
+        on_arrivals = np.zeros(S)
+        for i, x, s in zip(who.tolist(), into.tolist(), owner.tolist(), strict=True):
+            if x >= queued[i] or queued[i] < 1.0:
+                on_arrivals[s] += 1.0
+            else:
+                self._remove(i, x / queued[i], arriving[i], step)
+        return on_arrivals
 
 
 class _Arrays:
@@ -110,7 +216,7 @@ class _Floats:
         return inside, at, at, 1
 
 
-class _REDState:
+class _REDState(_FIFO):
     """Floyd & Jacobson (1993) RED over a batch of scenarios.
 
     The engine hands over a whole step: A arrivals spread evenly over it while
@@ -152,14 +258,18 @@ class _REDState:
     plain floats for a single scenario (see _Floats).
     """
 
-    def __init__(self, specs):
+    def __init__(self, scenarios, rng, ecn):
+        specs = [s.queue for s in scenarios]
+        self.size = len(specs)
         self.ecn = specs[0].ecn
+        # RFC 3168: RED marks instead of dropping when both ends speak ECN.
+        self.marking = bool(self.ecn and ecn)
         self.gentle = specs[0].gentle
         if any(s.gentle != self.gentle for s in specs):
             raise ValueError("queue: a batch must not mix gentle and plain RED")
         self._allocate([s.weight for s in specs])
-        for i, spec in enumerate(specs):
-            self._set_curve(i, spec.min_th, spec.max_th, spec.max_p)
+        for i, q in enumerate(specs):
+            self._set_curve(i, q.min_th, q.max_th, q.max_p)
 
     def _allocate(self, weights):
         size = len(weights)
@@ -207,8 +317,14 @@ class _REDState:
                 slope=self.line[1] if batch else self.line[1].tolist())
         return self._lanes
 
-    def observe(self, arrivals, now, dt):
-        """See the step's arrivals per flow (``arrivals`` shaped scenario x flow)."""
+    def mark_early(self, D, step):
+        """Early (spaced) decisions become marks (both ends speak ECN); forced drops stay drops."""
+        marks = D - self.forced
+        D = self.forced.copy()
+        if marks.any():
+            jm, _ = step.spread(step.arr if step.link is None else step.arr - step.link, marks, None)
+            step.mark(jm, marks)
+        return D
 
     def _rate(self, p, leaving=None):
         """Early decisions per arrival at base probability p (by default those that leave the queue).
@@ -388,8 +504,10 @@ class _FPQState(_REDState):
     gentle = False
     ecn = False
 
-    def __init__(self, scenarios, rng):
+    def __init__(self, scenarios, rng, ecn):
         self.specs = [s.queue for s in scenarios]
+        self.marking = False
+        self.size = len(scenarios)
         self.bdp = [s.bdp for s in scenarios]
         size = len(scenarios)
         self._allocate([q.weight for q in self.specs])
@@ -407,7 +525,17 @@ class _FPQState(_REDState):
         self.flows[s] = flows
         self.history[s].append((now, flows))
 
+    def decide(self, step):
+        """See the step's arrivals first: the flow count retunes RED."""
+        self.observe(step.arr.reshape(self.size, step.n), step.now, step.dt)
+        return super().decide(step)
+
+    def report(self):
+        """FPQ's estimate of the active flows (Morris 1999, Fig. 6.9)."""
+        return {"flow_count": np.array(self.flows)}
+
     def observe(self, arrivals, now, dt):
+        """Count the flows of the step's arrivals (``arrivals`` shaped scenario x flow) and retune."""
         for s, row in enumerate(arrivals):
             ids = np.flatnonzero(row)
             if not ids.size:
@@ -419,7 +547,54 @@ class _FPQState(_REDState):
                 self._retune(s, flows, now)
 
 
-def make_queue(scenarios, rng):
+class _CHOKe(_SharedQueue, _REDState):
+    """CHOKe (Pan, Prabhakar & Psounis 2000): RED plus a match test of each arrival against the queue."""
+
+    def __init__(self, scenarios, rng, ecn):
+        super().__init__(scenarios, rng, ecn)
+        self._shares(scenarios)
+        self.min_th = np.array([s.queue.min_th for s in scenarios])
+
+    def decide(self, step):
+        S, n, rng = self.size, step.n, step.rng
+        idle = np.maximum(step.serve - step.q - step.A, 0.0)
+        # While RED's average is above min_th, each arrival meets a random
+        # queued packet; the same flow's loses both.
+        live = np.repeat((np.array(self.avg) > self.min_th) & (step.q >= 1.0), n)
+        p_match = np.where(live, self.queued / np.repeat(np.maximum(step.q, 1.0), n), 0.0)
+        offered = step.arr if step.link is None else step.arr - step.link
+        matched = rng.binomial(offered.astype(np.int64), np.minimum(p_match, 1.0)).astype(float)
+        from_queue = np.zeros(S)
+        for i in matched.nonzero()[0]:
+            for _ in range(int(matched[i])):
+                self._remove(i, rng.random(), offered[i], step)
+                from_queue[i // n] += 1.0
+        gone = matched.reshape(S, n).sum(axis=1)
+        A = step.A - gone if step.link is None else step.A - gone - step.link_total
+        D = self.early_drops(step.q, A, idle, step.serve, rng)
+        if self.marking:
+            D = self.mark_early(D, step)
+        if step.link is not None:
+            D = D + step.link_total
+        return self.overflow(D + gone + from_queue, step, (matched, gone, from_queue))
+
+    def victims(self, D, over, step, extra):
+        # The matched arrivals are the flows' own; the rest fall at random.
+        matched, gone, from_queue = extra
+        j, dj = step.spread(step.arr - matched, D - gone - from_queue, step.link)
+        hits = np.zeros(step.arr.size)
+        hits[j] += dj
+        hits += matched
+        j = hits.nonzero()[0]
+        return j, hits[j]
+
+
+# The engine of each queue spec (the most derived registered class of a spec wins).
+ENGINES = {spec.DropTail: _FIFO, spec.RandomDrop: _RandomDrop, spec.RED: _REDState, spec.CHOKe: _CHOKe,
+           spec.FPQ: _FPQState}
+
+
+def make_queue(scenarios, rng, ecn=False):
     """Return the engine state of a batch of scenarios with same-kind queues.
 
     Parameters
@@ -427,24 +602,19 @@ def make_queue(scenarios, rng):
     scenarios : list of Scenario
         The batch; every queue spec must be of one kind.
     rng : numpy.random.Generator
-        The run's single generator (FPQ's counters draw from it).
+        The run's generator (FPQ's counters draw from it).
+    ecn : bool
+        The batch's senders speak ECN.
 
     Returns
     -------
     object
-        State with ``observe(arrivals, now, dt)`` and
-        ``early_drops(q, arrivals, idle, serve, rng)`` [packets per scenario].
-        Drop-tail and random drop share the state (no early drops); the
-        engine chooses the victims of an overflow.
+        State with ``decide(step)`` and ``served(arr, load, q)`` (see ``_FIFO``).
     """
-    specs = [s.queue for s in scenarios]
-    kind = type(specs[0])
-    if any(type(s) is not kind for s in specs):
+    kind = type(scenarios[0].queue)
+    if any(type(s.queue) is not kind for s in scenarios):
         raise ValueError("queue: a batch must use one queue discipline")
-    if issubclass(kind, RED):
-        return _REDState(specs)
-    if issubclass(kind, DropTail):
-        return _DropTailState(specs)
-    if issubclass(kind, FPQ):
-        return _FPQState(scenarios, rng)
+    for cls in kind.__mro__:
+        if cls in ENGINES:
+            return ENGINES[cls](scenarios, rng, ecn)
     raise ValueError(f"queue: no engine for {kind.__name__}")

@@ -6,7 +6,73 @@ import numpy as np
 
 from .._results import Result
 
-__all__ = ["SimResult"]
+__all__ = ["SimResult", "GroupResult", "CongestionEvents"]
+
+
+@dataclasses.dataclass(frozen=True)
+class CongestionEvents(Result):
+    """A table of congestion events, one row per event in time order (columns as arrays).
+
+    ``len(events)`` is the number of rows and ``events["drops"]`` a column.
+
+    Attributes
+    ----------
+    flow : ndarray
+        The flow's index in the scenario [-].
+    time : ndarray
+        When the sender reacted [s].
+    window : ndarray
+        Its congestion window then [packets].
+    drops : ndarray
+        Its packets lost in the event [packets].
+    """
+
+    flow: np.ndarray
+    time: np.ndarray
+    window: np.ndarray
+    drops: np.ndarray
+
+    def __len__(self):
+        return self.flow.size
+
+    def __getitem__(self, column):
+        return getattr(self, column)
+
+
+@dataclasses.dataclass(frozen=True)
+class GroupResult(Result):
+    """Statistics of one sender group of a scenario over the measured interval.
+
+    Attributes
+    ----------
+    sender : object
+        The group's sender spec.
+    first_flow : int
+        Index of its first flow in the per-flow results (its flows follow on).
+    n_flows : int
+        Flows in the group [-].
+    goodput : float
+        Mean per-flow goodput [packets/s].
+    loss_rate : float
+        The group's packets lost / packets it sent [-].
+    timeouts_per_packet : float
+        The group's time-outs / packets it sent [-].
+    window : float
+        Time- and flow-average congestion window [packets].
+    """
+
+    sender: object
+    first_flow: int
+    n_flows: int
+    goodput: float
+    loss_rate: float
+    timeouts_per_packet: float
+    window: float
+
+    @property
+    def flows(self):
+        """Its flows' indices in the per-flow results (a slice)."""
+        return slice(self.first_flow, self.first_flow + self.n_flows)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,10 +106,30 @@ class SimResult(Result):
         Engine step [s].
     packets : float
         Packets that arrived at the bottleneck in the measured interval [-].
+    flow_drops : ndarray
+        Per-flow packets lost (at the queue or on the link) [packets].
+    flow_timeouts : ndarray
+        Per-flow retransmission time-outs [-].
+    flow_window : ndarray
+        Per-flow time-average congestion window [packets].
+    flow_packets : ndarray
+        Per-flow packets sent, retransmissions included [packets].
+    groups : tuple of GroupResult
+        Per sender group (one unless ``Scenario(senders=...)``).
+    congestion_events : CongestionEvents
+        One row per congestion event, in time order: columns ``flow``
+        (index), ``time`` [s], ``window`` [packets] (the congestion window
+        when the sender reacted) and ``drops`` [packets] (the flow's packets
+        lost in it).  An event is the losses one window reduction
+        reacts to: a fast retransmit, or a time-out when too few duplicate
+        ACKs came back, or a lost retransmission (one drop) that ends fast
+        recovery in a time-out.  ECN marks are not losses and make no rows.
     trace : dict or None
         With ``Scenario(trace=True)``: ``time`` [s], ``queue`` [packets],
         ``loss_rate`` [-] per trace interval, ``window`` [packets] of the first
-        ``trace_flows`` flows (shape time x flow).
+        ``trace_flows`` flows (shape time x flow); with FPQ also
+        ``flow_count`` [-], its bit-vector estimate of the active flows
+        (Morris 1999, Fig. 6.9).
     """
 
     loss_rate: float
@@ -58,4 +144,10 @@ class SimResult(Result):
     rtt: np.ndarray
     time_step: float
     packets: float
+    flow_drops: np.ndarray = None
+    flow_timeouts: np.ndarray = None
+    flow_window: np.ndarray = None
+    flow_packets: np.ndarray = None
+    groups: tuple = ()
+    congestion_events: CongestionEvents = None
     trace: dict | None = None

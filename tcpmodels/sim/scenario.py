@@ -8,18 +8,61 @@ Morris (1999), Fig. 3.2 (the thesis' standard simulation set-up).
 import dataclasses
 import inspect
 import math
+import numbers
 import re
+import warnings
+
+import numpy as np
 
 from .. import _checks, fpq, units
+from .._checks import TCPModelsWarning
 from .._results import Result
 
 __all__ = ["DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ", "Tahoe", "Reno", "NewReno", "Scenario",
            "QUEUES", "SENDERS"]
 
 
+# What a scenario may ask of the engine: flow-steps (steps x flows) and ACK-ring
+# bytes.  The engine advances about 1e7 flow-steps/s on one core (the standard
+# scenario, README), so SLOW_WORK is minutes and MAX_WORK hours.
+SLOW_WORK, MAX_WORK = 2e9, 1e11
+FLOW_STEPS_PER_S = 1e7
+MAX_RING_BYTES = 2 ** 30
+
+
 def _set(obj, name, value):
     # Frozen dataclasses normalise their own fields in __post_init__.
     object.__setattr__(obj, name, value)
+
+
+def _finite(name, x):
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    return x
+
+
+def _positive(name, value):
+    """A finite float > 0."""
+    return _finite(name, float(_checks.positive(name, value)))
+
+
+def _nonnegative(name, value):
+    """A finite float >= 0."""
+    return _finite(name, float(_checks.nonnegative(name, value)))
+
+
+def _whole(name, value, minimum=1):
+    """A finite whole number >= minimum, as int."""
+    return int(_finite(name, float(_checks.whole(name, value, minimum=minimum))))
+
+
+def _flag(name, value):
+    """True or False (or 1 / 0); a string such as "false" is refused, not taken as true."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, got {value!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,12 +83,16 @@ class DropTail(Result):
     buffer: int = 217
 
     def __post_init__(self):
-        _set(self, "buffer", int(_checks.whole("buffer", self.buffer, minimum=1)))
+        _set(self, "buffer", _whole("buffer", self.buffer, minimum=1))
 
     @property
     def limit(self):
         """Hard limit of the queue [packets]."""
         return self.buffer
+
+    def batch_key(self):
+        """What two scenarios' queues must share to run in one batch (the engine's code path)."""
+        return (type(self),)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,21 +158,25 @@ class RED(Result):
     ecn: bool = False
 
     def __post_init__(self):
-        _set(self, "min_th", float(_checks.nonnegative("min_th", self.min_th)))
-        _set(self, "max_th", float(_checks.positive("max_th", self.max_th)))
+        _set(self, "min_th", _nonnegative("min_th", self.min_th))
+        _set(self, "max_th", _positive("max_th", self.max_th))
         if not self.max_th > self.min_th:
             raise ValueError(f"max_th must be > min_th ({self.min_th}), got {self.max_th}")
         _set(self, "max_p", float(_checks.in_range("max_p", self.max_p, 0, 1, low_open=True)))
         _set(self, "weight", float(_checks.in_range("weight", self.weight, 0, 1, low_open=True)))
-        _set(self, "gentle", bool(self.gentle))
-        _set(self, "ecn", bool(self.ecn))
+        _set(self, "gentle", _flag("gentle", self.gentle))
+        _set(self, "ecn", _flag("ecn", self.ecn))
         if self.buffer is not None:
-            _set(self, "buffer", int(_checks.whole("buffer", self.buffer, minimum=1)))
+            _set(self, "buffer", _whole("buffer", self.buffer, minimum=1))
 
     @property
     def limit(self):
         """Hard limit of the queue [packets]."""
         return self.buffer if self.buffer is not None else int(math.ceil(4 * self.max_th))
+
+    def batch_key(self):
+        """What two scenarios' queues must share to run in one batch (the engine's code path)."""
+        return (type(self), self.gentle, self.ecn)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -208,14 +259,18 @@ class FPQ(Result):
     buffer: int | None = None
 
     def __post_init__(self):
-        _set(self, "ppf", float(_checks.positive("ppf", self.ppf)))
-        _set(self, "bits", int(_checks.whole("bits", self.bits, minimum=2)))
-        _set(self, "t_clear", float(_checks.positive("t_clear", self.t_clear)))
+        _set(self, "ppf", _positive("ppf", self.ppf))
+        _set(self, "bits", _whole("bits", self.bits, minimum=2))
+        _set(self, "t_clear", _positive("t_clear", self.t_clear))
         _set(self, "max_loss", float(_checks.in_range("max_loss", self.max_loss, 0, 1, low_open=True, high_open=True)))
-        _set(self, "min_th", float(_checks.nonnegative("min_th", self.min_th)))
+        _set(self, "min_th", _nonnegative("min_th", self.min_th))
         _set(self, "weight", float(_checks.in_range("weight", self.weight, 0, 1, low_open=True)))
         if self.buffer is not None:
-            _set(self, "buffer", int(_checks.whole("buffer", self.buffer, minimum=1)))
+            _set(self, "buffer", _whole("buffer", self.buffer, minimum=1))
+
+    def batch_key(self):
+        """What two scenarios' queues must share to run in one batch (the engine's code path)."""
+        return (type(self),)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -266,17 +321,21 @@ class _Sender(Result):
 
     def __post_init__(self):
         if self.max_window is not None:
-            _set(self, "max_window", int(_checks.whole("max_window", self.max_window, minimum=1)))
-        _set(self, "initial_window", int(_checks.whole("initial_window", self.initial_window, minimum=1)))
-        _set(self, "dupack_threshold", int(_checks.whole("dupack_threshold", self.dupack_threshold, minimum=1)))
-        _set(self, "min_rto", float(_checks.positive("min_rto", self.min_rto)))
-        _set(self, "granularity", float(_checks.nonnegative("granularity", self.granularity)))
-        _set(self, "max_rto", float(_checks.positive("max_rto", self.max_rto)))
+            _set(self, "max_window", _whole("max_window", self.max_window, minimum=1))
+        _set(self, "initial_window", _whole("initial_window", self.initial_window, minimum=1))
+        _set(self, "dupack_threshold", _whole("dupack_threshold", self.dupack_threshold, minimum=1))
+        _set(self, "min_rto", _positive("min_rto", self.min_rto))
+        _set(self, "granularity", _nonnegative("granularity", self.granularity))
+        _set(self, "max_rto", _positive("max_rto", self.max_rto))
         if not self.max_rto >= self.min_rto:
             raise ValueError(f"max_rto must be >= min_rto ({self.min_rto}), got {self.max_rto}")
-        _set(self, "delayed_ack", bool(self.delayed_ack))
-        _set(self, "ecn", bool(self.ecn))
-        _set(self, "limited_transmit", bool(self.limited_transmit))
+        _set(self, "delayed_ack", _flag("delayed_ack", self.delayed_ack))
+        _set(self, "ecn", _flag("ecn", self.ecn))
+        _set(self, "limited_transmit", _flag("limited_transmit", self.limited_transmit))
+
+    def batch_key(self):
+        """What two scenarios' senders must share to run in one batch (the engine's code path)."""
+        return (type(self), self.ecn)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -309,7 +368,11 @@ class Tahoe(_Sender):
 
     def __post_init__(self):
         super().__post_init__()
-        _set(self, "go_back_n", bool(self.go_back_n))
+        _set(self, "go_back_n", _flag("go_back_n", self.go_back_n))
+
+    def batch_key(self):
+        """What two scenarios' senders must share to run in one batch (the engine's code path)."""
+        return super().batch_key() + (self.go_back_n,)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -352,7 +415,11 @@ class NewReno(_Sender):
 
     def __post_init__(self):
         super().__post_init__()
-        _set(self, "sack", bool(self.sack))
+        _set(self, "sack", _flag("sack", self.sack))
+
+    def batch_key(self):
+        """What two scenarios' senders must share to run in one batch (the engine's code path)."""
+        return super().batch_key() + (self.sack,)
 
 
 def _parameters(doc):
@@ -401,8 +468,10 @@ class Scenario(Result):
         Number of TCP flows [-].
     bandwidth : float
         Bottleneck rate [bit/s].
-    rtt : float
-        Mean round-trip propagation time [s].
+    rtt : float or sequence of float
+        Mean round-trip propagation time [s], spread by ``rtt_spread``; or
+        each flow's (one per flow) or each sender group's (one per group of
+        ``senders``) propagation RTT [s], used as given.
     packet_size : float
         Packet size [bytes] (576).
     queue : DropTail, RandomDrop, RED, REDI, CHOKe, FPQ or str
@@ -411,14 +480,20 @@ class Scenario(Result):
         its defaults.
     sender : Tahoe, Reno, NewReno or str
         TCP variant of every flow; a name gives its defaults.
+    senders : sequence of (int, sender) or None
+        A mixed population instead: groups of flows, each ``(count, sender)``
+        (counts adding up to ``n_flows``; flows numbered group by group).
+        ``sender`` then becomes the first group's.
     duration : float
         Simulated time [s] (500, Fig. 3.2).
     warmup : float
         Start of the measured interval [s]; statistics cover [warmup, duration].
     seed : int or None
-        Seed of the single random generator; equal seeds give equal results.
+        Seed of the random generator; equal seeds give equal results for a
+        scenario run alone (a batch's one generator is seeded by all its
+        members' seeds, so a member's result depends on its batch).
     rtt_spread : float
-        Relative width of the uniform spread of propagation RTTs [-]: flow RTTs
+        (With a single ``rtt``.) Relative width of the uniform spread of propagation RTTs [-]: flow RTTs
         are uniform on rtt * [1 - spread/2, 1 + spread/2].  0.2 reproduces the
         thesis' 90-110 ms.
     start_spread : float
@@ -452,7 +527,7 @@ class Scenario(Result):
 
     n_flows: int
     bandwidth: float
-    rtt: float
+    rtt: float | tuple
     packet_size: float = 576.0
     queue: object = dataclasses.field(default_factory=RED)
     sender: object = dataclasses.field(default_factory=Tahoe)
@@ -467,31 +542,120 @@ class Scenario(Result):
     trace: bool = False
     trace_interval: float = 0.1
     trace_flows: int = 5
+    senders: tuple | None = None
 
     def __post_init__(self):
-        _set(self, "n_flows", int(_checks.whole("n_flows", self.n_flows, minimum=1)))
-        _set(self, "bandwidth", float(_checks.positive("bandwidth", self.bandwidth)))
-        _set(self, "rtt", float(_checks.positive("rtt", self.rtt)))
-        _set(self, "packet_size", float(_checks.positive("packet_size", self.packet_size)))
+        _set(self, "n_flows", _whole("n_flows", self.n_flows, minimum=1))
+        _set(self, "bandwidth", _positive("bandwidth", self.bandwidth))
+        self._check_groups()
+        _set(self, "packet_size", _positive("packet_size", self.packet_size))
         _set(self, "queue", _spec("queue", self.queue, QUEUES))
-        _set(self, "sender", _spec("sender", self.sender, SENDERS))
-        _set(self, "duration", float(_checks.positive("duration", self.duration)))
+        if self.senders is None:
+            _set(self, "sender", _spec("sender", self.sender, SENDERS))
+        _set(self, "duration", _positive("duration", self.duration))
         _set(self, "warmup", float(_checks.in_range("warmup", self.warmup, 0, self.duration, high_open=True)))
         if self.seed is not None:
-            _set(self, "seed", int(_checks.whole("seed", self.seed, minimum=0)))
+            _set(self, "seed", _whole("seed", self.seed, minimum=0))
         _set(self, "rtt_spread", float(_checks.in_range("rtt_spread", self.rtt_spread, 0, 2, high_open=True)))
-        _set(self, "start_spread", float(_checks.nonnegative("start_spread", self.start_spread)))
+        _set(self, "start_spread", _nonnegative("start_spread", self.start_spread))
         if self.access_rate is not None:
+            # (math.inf: no access link)
             _set(self, "access_rate", float(_checks.positive("access_rate", self.access_rate)))
         _set(self, "link_loss", float(_checks.in_range("link_loss", self.link_loss, 0, 1, high_open=True)))
         if self.time_step is not None:
-            dt = float(_checks.positive("time_step", self.time_step))
+            dt = _positive("time_step", self.time_step)
             if not dt <= self.min_rtt:
                 raise ValueError(f"time_step must be <= the smallest RTT ({self.min_rtt:g} s), got {dt!r}")
             _set(self, "time_step", dt)
-        _set(self, "trace", bool(self.trace))
-        _set(self, "trace_interval", float(_checks.positive("trace_interval", self.trace_interval)))
-        _set(self, "trace_flows", int(_checks.whole("trace_flows", self.trace_flows, minimum=0)))
+        _set(self, "trace", _flag("trace", self.trace))
+        _set(self, "trace_interval", _positive("trace_interval", self.trace_interval))
+        _set(self, "trace_flows", _whole("trace_flows", self.trace_flows, minimum=0))
+        self._check_cost()
+
+    def _check_groups(self):
+        # The sender groups (one unless mixed) and the RTTs, per flow or per group.
+        if self.senders is not None:
+            try:
+                groups = tuple((_whole("senders: count", c), _spec("senders", spec, SENDERS))
+                               for c, spec in self.senders)
+            except (TypeError, ValueError) as e:
+                if isinstance(e, ValueError) and str(e).startswith("senders"):
+                    raise
+                raise ValueError(f"senders must be a sequence of (count, sender) pairs, got {self.senders!r}") from None
+            if not groups or sum(c for c, _ in groups) != self.n_flows:
+                raise ValueError(f"senders: group sizes {[c for c, _ in groups]} must add up to n_flows "
+                                 f"({self.n_flows})")
+            if len({spec.ecn for _, spec in groups}) > 1:
+                # (RED marks whichever flows its decisions fall on; per-flow ECN capability is not modelled)
+                raise ValueError("senders: the groups must all use ECN or all not (ecn differs between them)")
+            _set(self, "senders", groups)
+            _set(self, "sender", groups[0][1])
+        if np.ndim(self.rtt) == 0:
+            _set(self, "rtt", _positive("rtt", self.rtt))
+            return
+        rtts = tuple(_finite("rtt", float(x)) for x in _checks.positive("rtt", self.rtt).ravel())
+        if len(rtts) not in (self.n_flows, len(self.groups)):
+            raise ValueError(f"rtt: give one RTT, one per flow ({self.n_flows}) or one per sender group "
+                             f"({len(self.groups)}); got {len(rtts)}")
+        _set(self, "rtt", rtts)
+
+    @property
+    def groups(self):
+        """The sender groups: ``((count, sender), ...)`` (one group unless ``senders`` is given)."""
+        return self.senders if self.senders is not None else ((self.n_flows, self.sender),)
+
+    @property
+    def flow_rtts(self):
+        """Each flow's propagation RTT [s] when given explicitly, else None (drawn from rtt and rtt_spread)."""
+        if np.ndim(self.rtt) == 0:
+            return None
+        if len(self.rtt) == self.n_flows:
+            return np.array(self.rtt)
+        return np.repeat(self.rtt, [c for c, _ in self.groups])
+
+    @property
+    def mean_rtt(self):
+        """Mean propagation RTT of the flows [s]."""
+        return float(np.mean(self.flow_rtts)) if np.ndim(self.rtt) else self.rtt
+
+    @property
+    def max_rtt(self):
+        """Largest propagation RTT of any flow [s]."""
+        return float(max(self.rtt)) if np.ndim(self.rtt) else self.rtt * (1 + self.rtt_spread / 2)
+
+    def per_flow(self, value):
+        """``value(sender)`` for each flow's sender, as a float array (one entry per flow)."""
+        return np.repeat(np.array([value(spec) for _, spec in self.groups], dtype=float),
+                         [c for c, _ in self.groups])
+
+    def _check_cost(self):
+        # Refuse what cannot run (hours of work, GiBs of ACK ring), warn where slow
+        # or where the chosen step cannot see the queue move.
+        dt, drain = self.step, self.limit / self.capacity
+        work = self.duration / dt * self.n_flows
+        why = (f"{self.duration / dt:.3g} steps of {dt:.3g} s x {self.n_flows} flows = {work:.3g} flow-steps, "
+               f"about {work / FLOW_STEPS_PER_S:.3g} s of computing")
+        if work > MAX_WORK:
+            raise ValueError(f"n_flows/rtt/time_step/duration: the scenario is too long to simulate: {why}")
+        if work > SLOW_WORK:
+            warnings.warn(f"the scenario will be slow: {why}", TCPModelsWarning, stacklevel=4)
+        # The ring spans the longest RTT plus a full queue's delay, in steps, for every flow.
+        ring = ((self.max_rtt + drain + dt) / dt + 3) * self.n_flows * 8.0
+        if ring > MAX_RING_BYTES:
+            raise ValueError(f"n_flows/bandwidth/buffer: the ACK ring would need {ring / 2 ** 30:.3g} GiB: a full "
+                             f"{self.limit}-packet queue takes {drain:.3g} s to drain at {self.bandwidth:g} bit/s, "
+                             f"{drain / dt:.3g} steps of {dt:.3g} s")
+        if self.time_step is not None and drain < dt:
+            warnings.warn(f"time_step: {dt:g} s serves {self.capacity * dt:.0f} packets, more than the "
+                          f"{self.limit}-packet buffer holds (it drains in {drain:.3g} s): the queue filling and "
+                          f"draining within a step is not seen, so loss and queue will be off; use a step of at "
+                          f"most {drain:.3g} s", TCPModelsWarning, stacklevel=4)
+
+    def batch_key(self):
+        """What two scenarios must share to run as one batch: shape, run length, code paths, traces."""
+        return (self.n_flows, self.duration, self.warmup, self.step, self.queue.batch_key(),
+                tuple((c, spec.batch_key()) for c, spec in self.groups), self.trace, self.trace_interval,
+                self.trace_flows)
 
     @property
     def capacity(self):
@@ -501,7 +665,7 @@ class Scenario(Result):
     @property
     def bdp(self):
         """Bandwidth-delay product at the mean propagation RTT [packets]."""
-        return self.capacity * self.rtt
+        return self.capacity * self.mean_rtt
 
     @property
     def limit(self):
@@ -517,13 +681,17 @@ class Scenario(Result):
     @property
     def min_rtt(self):
         """Smallest propagation RTT of any flow [s]."""
-        return self.rtt * (1 - self.rtt_spread / 2)
+        return float(min(self.rtt)) if np.ndim(self.rtt) else self.rtt * (1 - self.rtt_spread / 2)
 
     @property
     def max_window(self):
-        """The senders' window cap [packets] (64 KB when the sender leaves it open)."""
-        if self.sender.max_window is not None:
-            return self.sender.max_window
+        """The (first group's) senders' window cap [packets] (64 KB when the sender leaves it open)."""
+        return self.window_cap(self.sender)
+
+    def window_cap(self, sender):
+        """``sender``'s window cap here [packets] (64 KB of packets when it leaves it open)."""
+        if sender.max_window is not None:
+            return sender.max_window
         return max(1, int(65536 // self.packet_size))
 
     @property

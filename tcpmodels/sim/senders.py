@@ -1,0 +1,460 @@
+"""TCP senders behind one vectorized interface over index arrays of flows.
+
+A sender holds no per-flow state of its own (that is :class:`.flows.Flows`);
+it holds its variant's parameters per flow and the rules that move the
+state: window growth on ACKs, the reaction to a detected loss (fast
+retransmit or time-out), to a time-out, to an ECN echo, the RTO, and how much
+a flow may send.  Every method acts on the flows ``j`` it is given (an index
+array), all at once.  A new sender subclasses one of these and overrides
+what differs (e.g. ``increase`` and ``reduced`` for HighSpeed TCP).
+"""
+
+import numpy as np
+
+from .. import units
+from . import scenario as spec
+from .flows import OPEN, PENDING, RECOVERY, STALLED
+
+__all__ = ["Sender", "Tahoe", "Reno", "NewReno", "make_sender"]
+
+
+class Sender:
+    """The rules every variant shares: slow start, congestion avoidance, RTO, pacing.
+
+    Parameters
+    ----------
+    scenarios : list of Scenario
+        The batch (same sender kind).
+    flows : Flows
+        Their flows' state.
+    ring : AckRing
+        Their ACKs in flight.
+    dt : float
+        The engine's step [s].
+    spec : sender spec, optional
+        The variant's spec (its flags); by default the first scenario's sender.
+    """
+
+    # Fast recovery keeps retransmissions apart (to tell whether one was lost).
+    tracks_retransmissions = True
+    # A second loss in the window needs its own duplicate ACKs.
+    one_hole = True
+
+    def __init__(self, scenarios, flows, ring, dt, spec=None):
+        self.f, self.ring, self.dt = flows, ring, dt
+        n = flows.n
+        col = lambda values: np.repeat(np.asarray(values, dtype=float), n)  # noqa: E731  per-flow copy
+        # Each flow's sender parameter (senders differ between groups of a mixed population).
+        param = lambda value: np.concatenate([s.per_flow(value) for s in scenarios])  # noqa: E731
+        self.iw = param(lambda p: p.initial_window)
+        flows.cwnd[:] = self.iw
+        self.dupthresh = param(lambda p: p.dupack_threshold)
+        self.limited = param(lambda p: 2.0 if p.limited_transmit else 0.0)
+        self.min_rto = param(lambda p: p.min_rto)
+        self.max_rto = param(lambda p: p.max_rto)
+        self.gran = param(lambda p: p.granularity)
+        # Delayed ACKs: one ACK per two packets, and windows grow per ACK.
+        self.ack_gain = param(lambda p: 0.5 if p.delayed_ack else 1.0)
+        access = col([units.capacity(s.flow_access_rate, s.packet_size) if np.isfinite(s.flow_access_rate)
+                      else np.inf for s in scenarios])
+        self.paced = bool(np.isfinite(access).any())
+        real = flows.real
+        self.access_step = (access * dt).astype(real)
+        # A burst may use one step's worth plus one packet of saved-up credit.
+        self.token_cap = np.where(np.isfinite(access * dt), self.access_step + 1, np.inf).astype(real)
+        self.wmax = flows.max_window.astype(real)
+        self.srtt_q = np.zeros(flows.S)  # smoothed queueing delay [s] (RTT minus propagation)
+        self.rttvar_q = np.zeros(flows.S)
+        self.rtt_steps = max(1, int(round(flows.prop.mean() / dt)))  # steps between RTT samples
+        N = flows.N
+        self._ca, self._inc = np.empty(N, dtype=bool), np.empty(N, dtype=real)
+        self._room, self._arr = np.empty(N, dtype=real), np.empty(N, dtype=real)
+        self.retx, self.retx_arr = (), None
+        self.events = None  # where congestion events are logged: (flows, time, windows, drops)
+
+    # ------------------------------------------------------------ ACKs
+    def on_acks(self, acks, check):
+        """The ACKs of a step are in: free the window and grow it (``acks`` is emptied)."""
+        f = self.f
+        f.inflight -= acks
+        if check:
+            assert (f.inflight >= -1e-9).all(), "more ACKs than packets in flight"
+        f.acked += acks
+        self.increase(acks)
+        acks[:] = 0.0
+
+    def increase(self, acks):
+        """Grow the windows: slow start +1/2 per packet ACKed; congestion avoidance 1/cwnd of that."""
+        f, inc, ca, room = self.f, self._inc, self._ca, self._room
+        np.multiply(acks, f.grow, out=inc)
+        # (The divisor, cwnd or 1, by arithmetic: a masked copy costs ten plain passes.)
+        np.greater_equal(f.cwnd, f.ssthresh, out=ca)
+        np.multiply(f.cwnd, ca, out=room)
+        np.maximum(room, 1.0, out=room)
+        np.divide(inc, room, out=room)
+        f.cwnd += room
+        np.minimum(f.cwnd, self.wmax, out=f.cwnd)
+
+    def reduced(self, j):
+        """The window after a congestion signal: FlightSize / 2 (the window was full), at least 2."""
+        return np.maximum(np.floor(self.f.cwnd[j]) / 2, 2.0)
+
+    # ------------------------------------------------------------ ECN
+    def on_marks(self, j, now):
+        """Flows ``j`` had a packet marked: its echo comes back one RTT later."""
+        f = self.f
+        echo = now + f.prop[j] + f.qdelay(j)
+        f.t_ece[j] = np.minimum(f.t_ece[j], echo)
+
+    def on_echoes(self, nearest, now):
+        """Echoes due by ``nearest`` halve the window once per round trip, without retransmission (RFC 3168 6.1.2)."""
+        f = self.f
+        echoed = (f.t_ece < nearest).nonzero()[0]
+        if echoed.size:
+            f.t_ece[echoed] = np.inf
+            # Flows already repairing a loss have reduced anyway.
+            j = echoed[(f.state[echoed] <= PENDING) & (f.t_cwr[echoed] <= now)]
+            f.ssthresh[j] = self.reduced(j)
+            f.cwnd[j] = np.minimum(f.ssthresh[j], f.cwnd[j])
+            f.t_cwr[j] = now + f.prop[j] + f.qdelay(j)
+
+    # ------------------------------------------------------------ sending
+    def open(self, j):
+        """Flows ``j`` may send and grow."""
+        f = self.f
+        f.state[j] = OPEN
+        f.can_send[j] = 1.0
+        f.grow[j] = self.ack_gain[j]
+        f.t_next[j] = np.inf
+
+    def send(self, deciding):
+        """Whatever the windows allow goes onto the access links; returns what reaches the bottleneck."""
+        f, room, arr = self.f, self._room, self._arr
+        np.floor(f.cwnd, out=room)
+        room -= f.inflight
+        room *= f.can_send
+        if deciding is not None and deciding.size:
+            # Only ACKs of packets sent before the loss open the window: up to
+            # cwnd - 1 packets may follow the lost one, plus, with limited
+            # transmit (RFC 3042), one new packet on each of the first two
+            # duplicate ACKs: one surviving packet after the loss starts that
+            # chain (each new packet brings the next duplicate ACK), counted
+            # here at once rather than over the extra round trips it takes.
+            j = deciding
+            after = f.sent[j] - f.sent_mark[j]
+            chain = after - (f.dropped[j] - f.drop_mark[j] - 1) >= 1
+            base = np.maximum(np.minimum(room[j], np.floor(f.cwnd[j]) - 1 - after), 0.0)
+            room[j] = base + self.limited[j] * chain  # RFC 3042 lets these exceed cwnd
+        np.maximum(room, 0.0, out=room)
+        f.inflight += room
+        f.backlog += room
+        f.sent += room
+        if self.paced:
+            f.tokens += self.access_step
+            np.minimum(f.tokens, self.token_cap, out=f.tokens)
+            np.floor(f.tokens, out=arr)
+            np.minimum(arr, f.backlog, out=arr)
+            f.tokens -= arr
+        else:
+            arr[:] = f.backlog
+        f.backlog -= arr
+        # Retransmissions lead the access queue; only fast recovery needs to know
+        # whether one was dropped (elsewhere a lost packet is just a new loss).
+        self.retx = (f.retx_pending > 0).nonzero()[0] if self.tracks_retransmissions else ()
+        if len(self.retx):
+            self.retx_arr = np.minimum(arr[self.retx], f.retx_pending[self.retx])
+            f.retx_pending[self.retx] -= self.retx_arr
+        return arr
+
+    # ------------------------------------------------------------ losses
+    def on_drops(self, j, dj, arr, rng):
+        """Flows ``j`` lost ``dj`` of their ``arr`` packets at the bottleneck; returns those a loss event starts for."""
+        f = self.f
+        arr[j] -= dj
+        f.dropped[j] += dj
+        st = f.state[j]
+        o = st == OPEN
+        jo = j[o]
+        if jo.size:
+            djo = dj[o]
+            # Packets sent after the first lost one: everything behind it on the
+            # access link, the step's survivors that came later, the other drops.
+            # (the first of d drops sits at a Beta(1, d) fraction of the step's packets;
+            # exact for one drop: uniform on 0 .. a-1 survivors after it).
+            lead = rng.random(jo.size)
+            multi = (djo > 1).nonzero()[0]  # (a power only where it is not the identity)
+            if multi.size:
+                lead[multi] **= 1 / djo[multi]
+            surv_after = np.floor((arr[jo] + 1) * lead)
+            f.state[jo] = PENDING
+            f.drop_mark[jo] = f.dropped[jo] - djo
+            f.sent_mark[jo] = f.sent[jo] - f.backlog[jo] - surv_after - (djo - 1)
+        r = st == RECOVERY
+        jr = j[r]
+        if jr.size:
+            # A dropped retransmission can only be repaired by the timer.
+            a_before = arr[jr] + dj[r]
+            if len(self.retx):
+                ra = np.zeros(f.N)
+                ra[self.retx] = self.retx_arr
+                ra = ra[jr]
+            else:
+                ra = np.zeros(jr.size)
+            p_retx = np.minimum(1.0, dj[r] * ra / np.maximum(a_before, 1.0))
+            hit = rng.random(jr.size) < p_retx
+            f.retx_lost[jr] |= hit
+            f.carried[jr] += dj[r] - hit
+        return jo  # its duplicate ACKs return with the lost packet's ACK
+
+    def on_queued_loss(self, i, slot, arriving, behind):
+        """Flow ``i`` lost a queued packet whose ACK was due in ring slot ``slot``.
+
+        ``arriving`` of its packets reached the queue this step, ``behind`` of
+        its queued ones follow the victim.  Without a slot the victim was sent
+        before a time-out or restart wrote it off: the sender never notices.
+        """
+        f = self.f
+        if slot is None:
+            f.unseen_drops[i] += 1.0
+            return
+        f.dropped[i] += 1.0
+        if f.state[i] == OPEN:
+            f.state[i] = PENDING
+            f.drop_mark[i] = f.dropped[i] - 1.0
+            # Sent after it: its packets queued behind it, the step's, the access link's.
+            f.sent_mark[i] = f.sent[i] - f.backlog[i] - arriving - behind
+            k = self.ring.k
+            f.t_next[i] = ((slot - k) % self.ring.L + k) * self.dt
+        elif f.state[i] == RECOVERY:
+            f.carried[i] += 1.0
+
+    def loss_detected(self, j, now):
+        """The duplicate ACKs are in: fast retransmit if enough packets sent after the first lost one survived."""
+        f = self.f
+        lost = f.dropped[j] - f.drop_mark[j]
+        delivered_after = (f.sent[j] - f.sent_mark[j]) - (lost - 1)
+        fr = delivered_after >= self.dupthresh[j]
+        if self.one_hole is True:
+            fr &= lost <= 1  # a second loss in the window: a time-out
+        elif self.one_hole is not False:  # a mixed population: per flow
+            fr &= (lost <= 1) | ~self.one_hole[j]
+        if self.events is not None:
+            self.events.append((j, now, f.cwnd[j], lost))
+        to = j[~fr]
+        if to.size:
+            self.timeout(to, now, now)
+        j, lost = j[fr], lost[fr]
+        if j.size:
+            half = self.reduced(j)
+            f.ssthresh[j] = half
+            self.fast_retransmit(j, lost, half, now)
+
+    def fast_retransmit(self, j, lost, half, now):
+        """Fast recovery: lost packets leave the flight, their retransmissions go first, the window halves."""
+        f = self.f
+        f.cwnd[j] = np.minimum(half, f.max_window[j])
+        f.backlog[j] += lost
+        f.sent[j] += lost
+        f.retx_pending[j] = lost
+        f.retx_lost[j] = False
+        f.carried[j] = 0.0
+        f.t_fr[j] = now
+        f.state[j] = RECOVERY
+        f.grow[j] = 0.0
+        f.t_next[j] = now + self.recovery_rounds(lost) * (f.prop[j] + f.qdelay(j))
+
+    def recovery_rounds(self, lost):
+        """Round trips fast recovery takes to repair ``lost`` packets."""
+        return 1.0
+
+    def recovery_ends(self, j, now):
+        """Fast recovery of flows ``j`` is over: a lost retransmission waits for the timer, new losses start anew."""
+        f = self.f
+        bad = f.retx_lost[j]
+        if bad.any():
+            jb = j[bad]
+            if self.events is not None:
+                self.events.append((jb, now, f.cwnd[jb], 1.0))
+            self.timeout(jb, f.t_fr[jb], now)
+        j = j[~bad]
+        more = f.carried[j] > 0
+        jm = j[more]
+        if jm.size:  # new data lost during recovery: a fresh loss event
+            f.state[jm] = PENDING
+            f.drop_mark[jm] = f.dropped[jm] - f.carried[jm]
+            f.sent_mark[jm] = f.sent[jm] - f.inflight[jm]
+            f.grow[jm] = self.ack_gain[jm]
+            f.t_next[jm] = now + f.prop[jm] + f.qdelay(jm)
+        jo = j[~more]
+        f.state[jo] = OPEN
+        f.grow[jo] = self.ack_gain[jo]
+        f.t_next[jo] = np.inf
+
+    # ------------------------------------------------------------ time-outs
+    def rto(self, j):
+        """RFC 6298's retransmission time-out of flows ``j``, backed off [s]."""
+        f = self.f
+        s = f.scen[j]
+        srtt = f.prop[j] + self.srtt_q[s]
+        rto = np.maximum(self.min_rto[j], srtt + np.maximum(self.gran[j], 4 * self.rttvar_q[s]))
+        return np.minimum(rto * f.backoff[j], self.max_rto[j])
+
+    def update_rtt(self, qdelay):
+        """RTT estimator (RFC 6298 gains) on the queueing delay all flows share: one sample (per ``rtt_steps``)."""
+        err = qdelay - self.srtt_q
+        self.srtt_q += err / 8
+        self.rttvar_q += (np.abs(err) - self.rttvar_q) / 4
+
+    def timeout(self, j, base, now):
+        """Flows ``j`` stall until their retransmission timer, armed at ``base``, fires."""
+        f = self.f
+        # Back off only if nothing was ACKed since the last time-out.
+        again = f.acked[j] == f.acked_at_rto[j]
+        f.backoff[j] = np.where(again, np.minimum(f.backoff[j] * 2, 64.0), 1.0)
+        f.t_next[j] = np.maximum(base + self.rto(j), now + self.dt)
+        # FlightSize / 2: the full window, or the lone retransmission on a back-off.
+        f.ssthresh[j] = np.where(again, 2.0, self.reduced(j))
+        f.state[j] = STALLED
+        f.can_send[j] = 0.0
+        f.grow[j] = 0.0
+        np.add(f.stalled, f.per_scenario(j), out=f.stalled)
+
+    def timer_fired(self, j):
+        """The retransmission timers of flows ``j`` fired: they go back to N from one window."""
+        f = self.f
+        f.acked_at_rto[j] = f.acked[j]
+        self.restart(j, self.iw[j])
+
+    def restart(self, j, window):
+        """Go-back-N from ``window``: what is in flight is written off, the retransmission leaves at once."""
+        f = self.f
+        # A Tahoe without go-back-N gets here from a fast retransmit only with one
+        # hole in the window: the retransmission's ACK then covers everything in
+        # flight, and the duplicate ACKs before it open nothing.
+        self.ring.forget(j)
+        f.cwnd[j] = window
+        f.backlog[j] += 1.0
+        f.sent[j] += 1.0
+        f.inflight[j] = f.backlog[j]
+        self.open(j)
+
+
+class Tahoe(Sender):
+    """Tahoe: slow start from one packet after every fast retransmit."""
+
+    tracks_retransmissions = False
+
+    def __init__(self, scenarios, flows, ring, dt, spec=None):
+        super().__init__(scenarios, flows, ring, dt)
+        # RFC 2001 Tahoe repairs one hole per fast retransmit; go-back-N all of them.
+        self.one_hole = not (spec or scenarios[0].sender).go_back_n
+
+    def fast_retransmit(self, j, lost, half, now):
+        """Tahoe's fast retransmit restarts from one packet."""
+        self.restart(j, 1.0)
+
+
+class Reno(Sender):
+    """Reno: fast recovery halves the window; one hole per window."""
+
+
+class NewReno(Sender):
+    """NewReno: fast recovery repairs every loss of the window, one per round trip (all in one with SACK)."""
+
+    one_hole = False
+
+    def __init__(self, scenarios, flows, ring, dt, spec=None):
+        super().__init__(scenarios, flows, ring, dt)
+        self.sack = (spec or scenarios[0].sender).sack
+
+    def recovery_rounds(self, lost):
+        """One round trip per hole without SACK, one for all with it."""
+        return 1.0 if self.sack else lost
+
+
+class Mixed(Sender):
+    """A mixed population: each group's flows follow their own sender's rules.
+
+    The rules all variants share run once over all flows; what a variant
+    overrides (``increase``, ``reduced``, ``fast_retransmit`` and, through
+    it, ``recovery_rounds``; ``one_hole``) is dispatched to each group's
+    sender for its flows.
+    """
+
+    def __init__(self, scenarios, flows, ring, dt, parts, part_of):
+        super().__init__(scenarios, flows, ring, dt)
+        self.parts = parts  # one sender per variant, sharing the flows' state
+        self.part_of = part_of  # each flow's
+        self.one_hole = np.array([p.one_hole for p in parts])[part_of]
+        self.shared_increase = all(type(p).increase is Sender.increase for p in parts)
+        self.shared_reduced = all(type(p).reduced is Sender.reduced for p in parts)
+
+    def _split(self, j):
+        for i, part in enumerate(self.parts):
+            mine = self.part_of[j] == i
+            if mine.any():
+                yield part, mine
+
+    def increase(self, acks):
+        if self.shared_increase:
+            return super().increase(acks)
+        f, start = self.f, self.f.cwnd.copy()
+        grown = start.copy()
+        for i, part in enumerate(self.parts):
+            f.cwnd[:] = start
+            part.increase(acks)
+            grown[self.part_of == i] = f.cwnd[self.part_of == i]
+        f.cwnd[:] = grown
+
+    def reduced(self, j):
+        if self.shared_reduced:
+            return super().reduced(j)
+        out = np.empty(j.size)
+        for part, mine in self._split(j):
+            out[mine] = part.reduced(j[mine])
+        return out
+
+    def fast_retransmit(self, j, lost, half, now):
+        for part, mine in self._split(j):
+            part.fast_retransmit(j[mine], lost[mine], half[mine], now)
+
+
+ENGINES = {spec.Tahoe: Tahoe, spec.Reno: Reno, spec.NewReno: NewReno}
+
+
+def _engine_of(sender):
+    """The engine class of a sender spec (the most derived registered class of it)."""
+    for cls in type(sender).__mro__:
+        if cls in ENGINES:
+            return ENGINES[cls]
+    raise ValueError(f"sender: no engine for {type(sender).__name__}")
+
+
+def make_sender(scenarios, flows, ring, dt):
+    """The sender engine of a batch of scenarios with same-kind senders.
+
+    Parameters
+    ----------
+    scenarios : list of Scenario
+        The batch; every sender spec must be of one kind.
+    flows : Flows
+        Their flows' state.
+    ring : AckRing
+        Their ACKs in flight.
+    dt : float
+        The engine's step [s].
+
+    Returns
+    -------
+    Sender
+        The engine of the spec's kind (the most derived registered class of it).
+    """
+    # The variants of the groups (a batch shares its group layout: batch_key).
+    groups = scenarios[0].groups
+    keys = list(dict.fromkeys(p.batch_key() for _, p in groups))
+    specs = [next(p for _, p in groups if p.batch_key() == key) for key in keys]
+    if len(specs) == 1:
+        return _engine_of(specs[0])(scenarios, flows, ring, dt, specs[0])
+    parts = [_engine_of(p)(scenarios, flows, ring, dt, p) for p in specs]
+    layout = np.repeat([keys.index(p.batch_key()) for _, p in groups], [c for c, _ in groups])
+    return Mixed(scenarios, flows, ring, dt, parts, np.tile(layout, len(scenarios)))

@@ -1,0 +1,74 @@
+"""Bad input to the simulator's specs: refused when the Scenario is built, naming the field (issue 12)."""
+
+import math
+
+import pytest
+
+from tcpmodels import TCPModelsWarning, sim
+
+BASE = dict(n_flows=10, bandwidth=10e6, rtt=0.1)
+
+
+@pytest.mark.parametrize("field", ["bandwidth", "rtt", "duration", "packet_size", "start_spread",
+                                   "trace_interval", "time_step"])
+def test_infinity_is_refused(field):
+    with pytest.raises(ValueError, match=f"{field} must be finite"):
+        sim.Scenario(**{**BASE, field: math.inf})
+
+
+def test_infinite_access_rate_still_means_no_access_link():
+    assert sim.Scenario(**BASE, access_rate=math.inf).flow_access_rate == math.inf
+
+
+@pytest.mark.parametrize("make, field", [
+    (lambda: sim.RED(max_th=math.inf), "max_th"),
+    (lambda: sim.DropTail(buffer=math.inf), "buffer"),
+    (lambda: sim.Tahoe(min_rto=math.inf), "min_rto"),
+    (lambda: sim.Tahoe(max_window=math.inf), "max_window"),
+    (lambda: sim.FPQ(t_clear=math.inf), "t_clear"),
+])
+def test_infinity_is_refused_in_specs(make, field):
+    # Whole-number fields say "a whole number" (which inf is not), the others "finite".
+    with pytest.raises(ValueError, match=rf"{field} must be (finite|a whole number).*inf"):
+        make()
+
+
+@pytest.mark.parametrize("make, field", [
+    (lambda: sim.Scenario(**BASE, trace="false"), "trace"),
+    (lambda: sim.RED(gentle="false"), "gentle"),
+    (lambda: sim.RED(ecn="no"), "ecn"),
+    (lambda: sim.NewReno(sack="false"), "sack"),
+    (lambda: sim.Tahoe(go_back_n="true"), "go_back_n"),
+    (lambda: sim.Reno(delayed_ack=2), "delayed_ack"),
+])
+def test_strings_are_not_flags(make, field):
+    with pytest.raises(ValueError, match=f"{field} must be True or False"):
+        make()
+
+
+def test_flags_take_bools_and_0_1():
+    assert sim.RED(gentle=1).gentle is True and sim.NewReno(sack=0).sack is False
+
+
+@pytest.mark.parametrize("bandwidth", [1.0, 0.1])
+def test_a_link_too_slow_for_its_ack_ring_is_refused_with_the_reason(bandwidth):
+    # 1 bit/s: a full 868-packet RED queue drains in 4e6 s, ~9e7 steps of 45 ms
+    # for every flow (6.6 GiB of ACK ring; 0.1 bit/s tried to allocate 66 GiB).
+    with pytest.raises(ValueError, match="bandwidth.*GiB.*drain"):
+        sim.Scenario(**{**BASE, "bandwidth": bandwidth})
+
+
+def test_a_microsecond_rtt_warns_or_refuses_by_the_work_it_needs():
+    # 1 us: 0.45 us steps, 1.1e9 of them in 500 s: 1.1e10 flow-steps for 10 flows
+    # (~20 min at 1e7 flow-steps/s), 1.1e12 for 1000 (days).
+    with pytest.warns(TCPModelsWarning, match="slow"):
+        sim.Scenario(**{**BASE, "rtt": 1e-6})
+    with pytest.raises(ValueError, match="too long"):
+        sim.Scenario(**{**BASE, "rtt": 1e-6, "n_flows": 1000})
+
+
+def test_a_step_coarser_than_the_buffer_drains_warns_what_it_misses():
+    # 10 Mbit/s serves 2170 packets/s: a 50-packet buffer drains in 23 ms, within one 50 ms step.
+    with pytest.warns(TCPModelsWarning, match="time_step.*not seen"):
+        sim.Scenario(**{**BASE, "rtt": 0.2}, queue=sim.DropTail(buffer=50), time_step=0.05)
+    sim.Scenario(**{**BASE, "rtt": 0.2}, queue=sim.DropTail(buffer=50), time_step=0.02)  # finer: no warning

@@ -1,0 +1,81 @@
+"""Mixed sender populations and explicit per-flow RTTs (issue 12)."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from tcpmodels import sim
+
+BASE = dict(n_flows=30, bandwidth=5e6, rtt=0.05, duration=30.0, warmup=10.0, start_spread=2.0,
+            queue=sim.DropTail(buffer=40))
+
+
+def test_a_single_group_is_the_plain_scenario():
+    plain = sim.Scenario(**BASE, sender=sim.Reno())
+    grouped = sim.Scenario(**BASE, senders=[(30, sim.Reno())])
+    assert grouped.sender == sim.Reno() and plain.groups == grouped.groups
+    a, b = sim.simulate(plain), sim.simulate(grouped)
+    assert a.loss_rate == b.loss_rate and np.array_equal(a.goodput, b.goodput)
+    assert len(a.groups) == 1 and a.groups[0].flows == slice(0, 30)
+
+
+def test_mixed_population_gives_results_per_group():
+    s = sim.Scenario(**BASE, senders=[(10, sim.NewReno(sack=True)), (20, "tahoe")])
+    r = sim.simulate(s, check=True)
+    sack, tahoe = r.groups
+    assert (sack.n_flows, tahoe.n_flows) == (10, 20) and isinstance(tahoe.sender, sim.Tahoe)
+    assert sack.goodput == pytest.approx(r.goodput[:10].mean())
+    assert tahoe.window == pytest.approx(r.flow_window[10:].mean())
+    # One loss law at the queue, two recoveries: SACK repairs without the time-outs
+    # Tahoe takes on a second loss in a window (measured 0.003 against 0.014 per packet;
+    # 2x leaves room for seeds), and so takes more of the link.
+    assert sack.timeouts_per_packet * 2 < tahoe.timeouts_per_packet
+    assert sack.goodput > tahoe.goodput
+    packets = sum(g.loss_rate * r.flow_packets[g.flows].sum() for g in r.groups)
+    assert packets == pytest.approx(r.flow_drops.sum())
+
+
+def test_same_variant_with_other_flags_is_its_own_group():
+    s = sim.Scenario(**BASE, senders=[(15, sim.Tahoe()), (15, sim.Tahoe(go_back_n=True))])
+    r = sim.simulate(s, check=True)
+    # go-back-N repairs further losses of a window by slow start: fewer time-outs (Tahoe's doc: 1.2-4.2x).
+    assert r.groups[1].timeouts_per_packet < r.groups[0].timeouts_per_packet
+
+
+def test_mixed_batches_follow_their_members():
+    s = sim.Scenario(**BASE, senders=[(10, sim.NewReno()), (20, sim.Reno())])
+    alone = sim.simulate(s)
+    batch = sim.simulate([s, dataclasses.replace(s, senders=[(10, sim.NewReno()), (20, sim.Tahoe())])])
+    assert len(batch[0].groups) == 2 and isinstance(batch[1].groups[1].sender, sim.Tahoe)
+    assert batch[0].goodput.shape == alone.goodput.shape
+
+
+@pytest.mark.parametrize("rtt", [[0.02] * 10 + [0.05] * 10 + [0.1] * 10, [0.02, 0.05, 0.1]],
+                         ids=["per-flow", "per-group"])
+def test_explicit_rtts_are_used_as_given(rtt):
+    s = sim.Scenario(**{**BASE, "rtt": rtt}, senders=[(10, sim.NewReno())] * 3)
+    assert s.min_rtt == 0.02 and s.max_rtt == 0.1 and s.step == 0.01
+    r = sim.simulate(s, check=True)
+    assert np.array_equal(r.rtt, np.repeat([0.02, 0.05, 0.1], 10))
+    # Short RTTs take more of the link (TCP's 1/RTT bias, Morris 1999 sec. 2.1).
+    g = [x.goodput for x in r.groups]
+    assert g[0] > g[1] > g[2]
+
+
+@pytest.mark.parametrize("kw, field", [
+    (dict(senders=[(10, sim.Reno()), (10, sim.Tahoe())]), "senders"),  # 20 of 30 flows
+    (dict(senders=[(0, sim.Reno()), (30, sim.Tahoe())]), "senders"),
+    (dict(senders=[(30, "cubic")]), "senders"),
+    (dict(senders=[(30, sim.DropTail())]), "senders"),
+    (dict(senders=[sim.Reno()]), "senders"),
+    (dict(senders=[(10, sim.Reno(ecn=True)), (20, sim.Reno())]), "senders"),
+    (dict(rtt=[0.05, 0.1]), "rtt"),  # neither one per flow nor per group
+    (dict(rtt=[0.05] * 29 + [0.0]), "rtt"),
+    (dict(rtt=[0.05] * 29 + [-1.0]), "rtt"),
+    (dict(rtt=[0.05] * 29 + [float("inf")]), "rtt"),
+    (dict(rtt=[0.05] * 30, time_step=0.06), "time_step"),  # longer than the smallest RTT
+])
+def test_bad_groups_and_rtts_are_refused_naming_the_field(kw, field):
+    with pytest.raises(ValueError, match=field):
+        sim.Scenario(**{**BASE, **kw})
