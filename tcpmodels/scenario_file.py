@@ -26,7 +26,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10: pyproject require
 
 from . import sim, units
 
-__all__ = ["WARMUP_SHARE", "EXAMPLE_PREFIX", "load_scenario", "scenario_from_table", "example_names",
+__all__ = ["WARMUP_SHARE", "EXAMPLE_PREFIX", "load_scenario", "read_table", "scenario_from_table", "example_names",
            "example_text", "sim_classes"]
 
 # Scenario-file fields written with tc units, by what they measure.
@@ -248,14 +248,35 @@ def load_scenario(path):
         Unreadable file, invalid TOML, an unknown field or type, a bad value;
         the message starts with the file name and names the field.
     """
+    return scenario_from_table(read_table(path), str(path))
+
+
+def read_table(path, what="scenario file"):
+    """The TOML table of a scenario (or sweep) file, or of a shipped ``example:NAME``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file, or ``example:NAME``.
+    what : str, optional
+        What the file is, for the message when it cannot be read.
+
+    Returns
+    -------
+    dict
+        As :func:`tomllib.load` returns it.
+
+    Raises
+    ------
+    ValueError
+        Unreadable file or invalid TOML; the message starts with the file name.
+    """
     try:
         if isinstance(path, str) and path.startswith(EXAMPLE_PREFIX):
-            data = tomllib.loads(example_text(path))
-        else:
-            with open(path, "rb") as handle:
-                data = tomllib.load(handle)
+            return tomllib.loads(example_text(path))
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
     except OSError as error:
-        raise ValueError(f"{path}: cannot read the scenario file ({error.strerror})") from None
+        raise ValueError(f"{path}: cannot read the {what} ({error.strerror})") from None
     except tomllib.TOMLDecodeError as error:
         raise ValueError(f"{path}: not valid TOML: {error}") from None
-    return scenario_from_table(data, str(path))

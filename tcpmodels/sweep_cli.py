@@ -31,13 +31,8 @@ import copy
 import itertools
 import sys
 
-try:  # Python >= 3.11
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10: pyproject requires tomli there
-    import tomli as tomllib
-
 from . import sim, units
-from .scenario_file import scenario_from_table
+from .scenario_file import read_table, scenario_from_table
 
 __all__ = ["load_grid", "add_parser", "run"]
 
@@ -64,13 +59,7 @@ def load_grid(path):
         that is not a valid scenario; the message starts with the file name and
         names the field (and the point).
     """
-    try:
-        with open(path, "rb") as handle:
-            table = tomllib.load(handle)
-    except OSError as error:
-        raise ValueError(f"{path}: cannot read the sweep file ({error.strerror})") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"{path}: not valid TOML: {error}") from None
+    table = read_table(path, "sweep file")
     grid = _flat(table.pop("sweep", None), path)
     seeds = grid.pop("seeds", None)
     if seeds is not None and "seed" in grid:
