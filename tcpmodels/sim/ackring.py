@@ -1,24 +1,33 @@
-"""The ACK ring: the ACKs due at each future step, per flow."""
+"""The ACK ring: the ACKs due at each future step, per flow, and the receivers' delayed ACKs."""
 
 import numpy as np
 
-__all__ = ["AckRing"]
+__all__ = ["AckRing", "DELAYED_ACK_TIMEOUT"]
+
+# The receiver's delayed-ACK timer [s]: RFC 1122 allows up to 0.5 s; 200 ms is
+# BSD's and Linux's typical value and ns-3's default (DelAckTimeout).
+DELAYED_ACK_TIMEOUT = 0.2
 
 
 class AckRing:
-    """ACKs in flight, in a ring of ``length`` future steps by N flows.
+    """ACKs in flight, in a ring of ``length`` future steps by N flows, and the receivers' delayed ACKs.
 
     Parameters
     ----------
     length : int
-        Steps ahead the ring reaches [-]: more than the longest RTT plus queueing delay.
+        Steps ahead the ring reaches [-]: more than the longest RTT plus
+        queueing delay plus ``hold_steps``.
     flows : int
         Flows of the batch [-].
     real : type
         dtype of the packet counts.
+    delayed : ndarray of bool, optional
+        Which flows' receivers delay their ACKs (one ACK per two packets).
+    hold_steps : float
+        The receivers' delayed-ACK timer [steps].
     """
 
-    def __init__(self, length, flows, real):
+    def __init__(self, length, flows, real, delayed=None, hold_steps=0.0):
         self.L, self.N = length, flows
         self.flat = np.zeros(length * flows, dtype=real)
         self.rows2 = self.flat.reshape(length, flows)
@@ -27,6 +36,10 @@ class AckRing:
         # (a slice per step instead of a modulo per packet).
         self.rows = np.tile(np.arange(length) * flows, 2)
         self.k = 0
+        self.delayed = None if delayed is None or not np.any(delayed) else np.asarray(delayed, dtype=float)
+        self.hold_steps = int(round(hold_steps))
+        self.held = np.zeros(flows)  # a packet the receiver has not ACKed yet (0 or 1)
+        self.held_due = np.zeros(flows, dtype=np.int64)  # the step its timer's ACK reaches the sender
 
     def take(self, k):
         """The row of ACKs due at step ``k`` (the caller empties it once used)."""
@@ -36,18 +49,52 @@ class AckRing:
     def insert(self, sending, packets, propagation, queueing, rng):
         """Schedule the ACKs of ``packets`` of flows ``sending`` ``propagation + queueing`` steps ahead.
 
-        The delay [steps] is rounded stochastically to whole steps (a uniform
-        per flow that sent, drawn here), so RTTs stay unbiased.  Returns the
-        step each ACK comes back.
+        A step's packets leave the bottleneck spread over the step, so their
+        ACKs come back spread over the two steps around the exact delay
+        [steps], in proportion (rounded stochastically to whole packets): the
+        ACK clock keeps its spacing however coarse the step.  (Sending a flow's
+        whole step to one of the two at random, as a coarse step would, makes
+        the arrivals of few flows lurch from step to step, so the queue drains
+        and the link idles where TCP keeps it busy.)  Returns the step a packet
+        sent now comes back, rounded stochastically (for loss detection).
         """
-        delay = propagation + rng.random(sending.size)
-        delay += queueing
+        u = rng.random(sending.size)
+        delay = propagation + queueing
         ahead = delay.astype(np.int64)
+        late = delay - ahead  # the share of the ACKs due one step later
+        if self.delayed is not None:
+            packets = self._delay_acks(sending, packets, ahead)
+        later = np.floor(packets * late + u)
         k = self.k
-        self.flat[self.rows[k % self.L:k % self.L + self.L][ahead] + sending] += packets
-        back = ahead + k
-        self.until[sending] = np.maximum(self.until[sending], back)
-        return back
+        rows = self.rows[k % self.L:k % self.L + self.L]
+        self.flat[rows[ahead] + sending] += packets - later
+        self.flat[rows[ahead + 1] + sending] += later
+        self.until[sending] = np.maximum(self.until[sending], ahead + 1 + k)
+        return ahead + (u < late) + k
+
+    def _delay_acks(self, sending, packets, ahead):
+        """Delayed ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2): the receiver ACKs every second packet.
+
+        An odd packet's ACK waits for the next packet, or for the receiver's
+        timer (``hold_steps``).  Its timer's ACK is booked in the ring when it
+        is held and moved back to the next packet's ACK when one comes first.
+        Returns the packets ACKed with this step's.
+        """
+        k, rows2 = self.k, self.rows2
+        held = self.held[sending] * (self.held_due[sending] > k)  # (a timer that fired has ACKed it)
+        waiting = sending[held > 0]
+        if waiting.size:
+            rows2[self.held_due[waiting] % self.L, waiting] -= 1.0
+        total = held + packets
+        odd = np.fmod(total, 2.0) * self.delayed[sending]
+        self.held[sending] = odd
+        holding = sending[odd > 0]
+        if holding.size:
+            due = k + ahead[odd > 0] + self.hold_steps
+            self.held_due[holding] = due
+            rows2[due % self.L, holding] += 1.0
+            self.until[holding] = np.maximum(self.until[holding], due)
+        return total - odd
 
     def forget(self, j):
         """Drop every ACK still due to flows ``j``."""
@@ -55,6 +102,7 @@ class AckRing:
         live = j[self.until[j] > self.k]
         if live.size:
             self.rows2[:, live] = 0.0
+        self.held[j] = 0.0
 
     def remove_one(self, i, first, width, aim):
         """Take one ACK of flow ``i`` out, due in steps ``first .. first + width - 1``, nearest ``aim`` of them.
