@@ -74,7 +74,7 @@ def main(argv=None):
     half = sim.simulate(few_flows(time_step=few.step / 2))
     print(f"few flows, large BDP (20 x NewReno+SACK, 20 Mbit/s, ~200 ms, drop-tail 434): {t_few:.2f} s wall "
           f"(goal < 3 s: {'met' if t_few < 3 else 'NOT met'}; ns-3 ~40 s), step {few.step * 1e3:.0f} ms "
-          f"(half the buffer's {few.drain_time * 1e3:.0f} ms drain time)")
+          f"(a quarter of the buffer's {few.drain_time * 1e3:.0f} ms drain time)")
     print(f"  loss {rf.loss_rate:.2e} (ns-3 3.2e-04), queue {rf.queue:.0f} pkt (ns-3 322), utilization "
           f"{rf.utilization:.3f}; at half the step: loss {half.loss_rate:.2e}, queue {half.queue:.0f}")
 
@@ -92,9 +92,10 @@ def main(argv=None):
     print("  calls per step: larger batches spread that cost over more flows.  From 10 000 flows a batch keeps its")
     print("  per-flow packet counts and windows in float32 (where that is exact enough: flows.state_dtype),")
     print("  which halves the memory traffic of the ~30 passes a step makes over all flows.")
-    print(f"\ntime step: half the smallest propagation RTT ({s.step * 1e3:.0f} ms here).  Each flow acts once")
-    print("per step on the ACKs that came back; ACK delays (propagation + queueing) are rounded to whole")
-    print("steps stochastically and timers fire at the nearest step, so RTTs and time-outs are unbiased;")
+    print(f"\ntime step: half the smallest propagation RTT ({s.step * 1e3:.0f} ms here; RED's thresholds drain in")
+    print(f"{s.drain_time * 1e3:.0f} ms, of which half is longer).  Each flow acts once per step on the ACKs that came")
+    print("back; a step's ACKs are split between the two steps around their delay (propagation + queueing)")
+    print("and timers fire at the nearest step, so RTTs and time-outs are unbiased and the ACK clock spaced;")
     print("RED follows a step's arrivals in closed form, so the step only sets how finely a window's")
     print("packets are spread over the round trip.  Halving it (200 s after 20 s of warm-up, 4 seeds; heavy")
     print("load, the hardest case):")

@@ -36,10 +36,14 @@ class AckRing:
         # (a slice per step instead of a modulo per packet).
         self.rows = np.tile(np.arange(length) * flows, 2)
         self.k = 0
-        self.delayed = None if delayed is None or not np.any(delayed) else np.asarray(delayed, dtype=float)
+        delayed = np.zeros(flows, dtype=bool) if delayed is None else np.asarray(delayed, dtype=bool)
+        # None: every receiver delays its ACKs, or none does (a multiplication saved per step).
+        self.delaying = bool(delayed.any())
+        self.delayed = None if delayed.all() or not self.delaying else delayed.astype(float)
         self.hold_steps = int(round(hold_steps))
-        self.held = np.zeros(flows)  # a packet the receiver has not ACKed yet (0 or 1)
-        self.held_due = np.zeros(flows, dtype=np.int64)  # the step its timer's ACK reaches the sender
+        # The step a held packet's timer ACK reaches the sender (0: none held); the
+        # receiver holds at most one packet (the second one's ACK covers both).
+        self.held_due = np.zeros(flows, dtype=np.int64)
 
     def take(self, k):
         """The row of ACKs due at step ``k`` (the caller empties it once used)."""
@@ -62,7 +66,7 @@ class AckRing:
         delay = propagation + queueing
         ahead = delay.astype(np.int64)
         late = delay - ahead  # the share of the ACKs due one step later
-        if self.delayed is not None:
+        if self.delaying:
             packets = self._delay_acks(sending, packets, ahead)
         later = np.floor(packets * late + u)
         k = self.k
@@ -80,18 +84,21 @@ class AckRing:
         is held and moved back to the next packet's ACK when one comes first.
         Returns the packets ACKed with this step's.
         """
-        k, rows2 = self.k, self.rows2
-        held = self.held[sending] * (self.held_due[sending] > k)  # (a timer that fired has ACKed it)
-        waiting = sending[held > 0]
+        k, rows2, held_due = self.k, self.rows2, self.held_due
+        held = held_due[sending] > k  # (a timer that fired has ACKed it)
+        waiting = sending[held]
         if waiting.size:
-            rows2[self.held_due[waiting] % self.L, waiting] -= 1.0
-        total = held + packets
-        odd = np.fmod(total, 2.0) * self.delayed[sending]
-        self.held[sending] = odd
-        holding = sending[odd > 0]
+            rows2[held_due[waiting] % self.L, waiting] -= 1.0
+            held_due[waiting] = 0
+        total = packets + held
+        odd = np.fmod(total, 2.0)
+        if self.delayed is not None:
+            odd *= self.delayed[sending]
+        holds = odd > 0
+        holding = sending[holds]
         if holding.size:
-            due = k + ahead[odd > 0] + self.hold_steps
-            self.held_due[holding] = due
+            due = ahead[holds] + (k + self.hold_steps)
+            held_due[holding] = due
             rows2[due % self.L, holding] += 1.0
             self.until[holding] = np.maximum(self.until[holding], due)
         return total - odd
@@ -102,7 +109,7 @@ class AckRing:
         live = j[self.until[j] > self.k]
         if live.size:
             self.rows2[:, live] = 0.0
-        self.held[j] = 0.0
+        self.held_due[j] = 0
 
     def remove_one(self, i, first, width, aim):
         """Take one ACK of flow ``i`` out, due in steps ``first .. first + width - 1``, nearest ``aim`` of them.

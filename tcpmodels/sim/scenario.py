@@ -571,17 +571,24 @@ class Scenario(Result):
 
     @property
     def step(self):
-        """The time step the engine uses [s]: ``time_step``, or the shorter of two dynamics' halves.
+        """The time step the engine uses [s]: ``time_step``, or what the RTT and the queue's motion need.
 
         Half the smallest propagation RTT (a window's packets spread over the
-        round trip), and half the ``drain_time`` (the queue filling and
-        draining), but not below a sixteenth of the RTT: that bounds the cost
-        at 8 times the RTT rule whatever the link speed, and within a step the
+        round trip), or less where the queue moves faster: a quarter of the
+        ``drain_time`` of a drop-tail buffer, which a congestion cycle sweeps
+        from full to the ebb after its losses, and half that of RED's
+        thresholds, whose queue rides on an average of hundreds of packets
+        (measured: 20 drop-tail flows through half a BDP, 434 packets, moved
+        their queue by 15 % from half to a quarter of the drain time and by
+        2 % from a quarter to an eighth; RED from half to a quarter, at most
+        5 %).  Never below a sixteenth of the RTT: that bounds the cost at 8
+        times the RTT rule whatever the link speed, and within a step the
         engine keeps the ACK clock's spacing (see ``AckRing.insert``).
         """
         if self.time_step is not None:
             return self.time_step
-        return min(self.min_rtt / 2, max(self.drain_time / 2, self.min_rtt / 16))
+        share = 0.5 if isinstance(self.queue, (RED, FPQ)) else 0.25
+        return min(self.min_rtt / 2, max(self.drain_time * share, self.min_rtt / 16))
 
     @property
     def flow_access_rate(self):
