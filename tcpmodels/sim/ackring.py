@@ -15,8 +15,7 @@ class AckRing:
     Parameters
     ----------
     length : int
-        Steps ahead the ring reaches [-]: more than the longest RTT plus
-        queueing delay plus ``hold_steps``.
+        Steps ahead the ring reaches [-]: more than the longest RTT plus queueing delay.
     flows : int
         Flows of the batch [-].
     real : type
@@ -41,14 +40,22 @@ class AckRing:
         self.delaying = bool(delayed.any())
         self.delayed = None if delayed.all() or not self.delaying else delayed.astype(float)
         self.hold_steps = int(round(hold_steps))
-        # The step a held packet's timer ACK reaches the sender (0: none held); the
-        # receiver holds at most one packet (the second one's ACK covers both).
-        self.held_due = np.zeros(flows, dtype=np.int64)
+        self.held = np.zeros(flows)  # a packet the receiver has not ACKed yet (0 or 1)
+        # The step the held packet's timer ACK reaches the sender (set on every ACK
+        # insert; it matters only while a packet is held).
+        self.held_due = np.full(flows, -1, dtype=np.int64)
 
     def take(self, k):
         """The row of ACKs due at step ``k`` (the caller empties it once used)."""
         self.k = k
-        return self.rows2[k % self.L]
+        row = self.rows2[k % self.L]
+        if self.delaying:
+            # Receivers whose timer fires: no packet came to take the held one's ACK along.
+            fired = (self.held_due == k).nonzero()[0]
+            if fired.size:
+                row[fired] += self.held[fired]
+                self.held[fired] = 0.0
+        return row
 
     def insert(self, sending, packets, propagation, queueing, rng):
         """Schedule the ACKs of ``packets`` of flows ``sending`` ``propagation + queueing`` steps ahead.
@@ -80,27 +87,15 @@ class AckRing:
         """Delayed ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2): the receiver ACKs every second packet.
 
         An odd packet's ACK waits for the next packet, or for the receiver's
-        timer (``hold_steps``).  Its timer's ACK is booked in the ring when it
-        is held and moved back to the next packet's ACK when one comes first.
+        timer (``hold_steps`` after it would have come back; see ``take``).
         Returns the packets ACKed with this step's.
         """
-        k, rows2, held_due = self.k, self.rows2, self.held_due
-        held = held_due[sending] > k  # (a timer that fired has ACKed it)
-        waiting = sending[held]
-        if waiting.size:
-            rows2[held_due[waiting] % self.L, waiting] -= 1.0
-            held_due[waiting] = 0
-        total = packets + held
+        total = self.held[sending] + packets
         odd = np.fmod(total, 2.0)
         if self.delayed is not None:
             odd *= self.delayed[sending]
-        holds = odd > 0
-        holding = sending[holds]
-        if holding.size:
-            due = ahead[holds] + (k + self.hold_steps)
-            held_due[holding] = due
-            rows2[due % self.L, holding] += 1.0
-            self.until[holding] = np.maximum(self.until[holding], due)
+        self.held[sending] = odd
+        self.held_due[sending] = ahead + (self.k + self.hold_steps)
         return total - odd
 
     def forget(self, j):
@@ -109,7 +104,7 @@ class AckRing:
         live = j[self.until[j] > self.k]
         if live.size:
             self.rows2[:, live] = 0.0
-        self.held_due[j] = 0
+        self.held[j] = 0.0
 
     def remove_one(self, i, first, width, aim):
         """Take one ACK of flow ``i`` out, due in steps ``first .. first + width - 1``, nearest ``aim`` of them.

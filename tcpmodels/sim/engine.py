@@ -152,10 +152,9 @@ class _Engine:
         max_window = col([s.max_window for s in scenarios])
         real = state_dtype(S * n, max_window.max(), first.duration, prop.min())
         self.flows = Flows(n, prop, self.capacity, max_window, start, real)
-        hold = DELAYED_ACK_TIMEOUT / dt
-        worst_delay = (prop.max() + (self.limit / self.capacity).max() + dt) / dt + hold
+        worst_delay = (prop.max() + (self.limit / self.capacity).max() + dt) / dt
         delayed = col([s.sender.delayed_ack for s in scenarios]) > 0
-        self.ring = AckRing(int(np.ceil(worst_delay)) + 3, S * n, real, delayed, hold)
+        self.ring = AckRing(int(np.ceil(worst_delay)) + 3, S * n, real, delayed, DELAYED_ACK_TIMEOUT / dt)
         self.sender = make_sender(scenarios, self.flows, self.ring, dt)
         self.queue = make_queue(scenarios, rng, first.sender.ecn)
         self.ecn = self.queue.marking
