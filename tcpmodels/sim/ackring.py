@@ -39,7 +39,7 @@ class AckRing:
         # None: every receiver delays its ACKs, or none does (a multiplication saved per step).
         self.delaying = bool(delayed.any())
         self.delayed = None if delayed.all() or not self.delaying else delayed.astype(float)
-        self.hold_steps = int(round(hold_steps))
+        self.hold_steps = float(hold_steps)
         self.held = np.zeros(flows)  # a packet the receiver has not ACKed yet (0 or 1)
         # The step the held packet's timer ACK reaches the sender (set on every ACK
         # insert; it matters only while a packet is held).
@@ -74,7 +74,7 @@ class AckRing:
         ahead = delay.astype(np.int64)
         late = delay - ahead  # the share of the ACKs due one step later
         if self.delaying:
-            packets = self._delay_acks(sending, packets, ahead)
+            packets = self._delay_acks(sending, packets, delay + u)
         later = np.floor(packets * late + u)
         k = self.k
         rows = self.rows[k % self.L:k % self.L + self.L]
@@ -83,19 +83,20 @@ class AckRing:
         self.until[sending] = np.maximum(self.until[sending], ahead + 1 + k)
         return ahead + (u < late) + k
 
-    def _delay_acks(self, sending, packets, ahead):
+    def _delay_acks(self, sending, packets, back):
         """Delayed ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2): the receiver ACKs every second packet.
 
         An odd packet's ACK waits for the next packet, or for the receiver's
-        timer (``hold_steps`` after it would have come back; see ``take``).
-        Returns the packets ACKed with this step's.
+        timer (``hold_steps`` after it would have come back, ``back`` steps
+        ahead, rounded stochastically with it; see ``take``).  Returns the
+        packets ACKed with this step's.
         """
         total = self.held[sending] + packets
         odd = np.fmod(total, 2.0)
         if self.delayed is not None:
             odd *= self.delayed[sending]
         self.held[sending] = odd
-        self.held_due[sending] = ahead + (self.k + self.hold_steps)
+        self.held_due[sending] = (back + self.hold_steps).astype(np.int64) + self.k
         return total - odd
 
     def forget(self, j):
