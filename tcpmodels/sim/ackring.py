@@ -76,11 +76,10 @@ class AckRing:
         if self.delaying:
             packets = self._delay_acks(sending, packets, delay + u)
         later = np.floor(packets * late + u)
-        k = self.k
-        rows = self.rows[k % self.L:k % self.L + self.L]
-        self.flat[rows[ahead] + sending] += packets - later
-        self.flat[rows[ahead + 1] + sending] += later
-        self.until[sending] = np.maximum(self.until[sending], ahead + 1 + k)
+        k, at = self.k, self.k % self.L
+        self.flat[self.rows[at:at + self.L][ahead] + sending] += packets - later
+        self.flat[self.rows[at + 1:at + 1 + self.L][ahead] + sending] += later
+        self.until[sending] = np.maximum(self.until[sending], ahead + (k + 1))
         return ahead + (u < late) + k
 
     def _delay_acks(self, sending, packets, back):
