@@ -1,6 +1,8 @@
 """The time-stepped engine: all flows of all scenarios of a batch advance together.
 
-Model (one fixed step ``dt``, half the smallest propagation RTT unless chosen):
+Model (one fixed step ``dt``: half the smallest propagation RTT, or half the
+time the queue takes to drain where that is shorter, unless chosen; see
+``Scenario.step``):
 
 * Each flow is a window-based, ACK-clocked sender.  Packets it may send
   (``floor(cwnd) - in flight``) enter its access link, which forwards at most
@@ -10,21 +12,27 @@ Model (one fixed step ``dt``, half the smallest propagation RTT unless chosen):
   drops fall on the arriving packets uniformly at random, so each flow loses
   in proportion to what it sent.
 * A surviving packet's ACK returns after its propagation RTT plus the queueing
-  delay it met, stored in a ring buffer of future steps (stochastically
-  rounded to whole steps, so RTTs are unbiased).  ACKs free the window and,
-  with delayed ACKs (one ACK per two packets), grow it by 1/2 per ACKed packet
-  in slow start and 1/(2 cwnd) in congestion avoidance.
+  delay it met, stored in a ring buffer of future steps: a step's packets
+  leave the bottleneck spread over the step, so their ACKs are split between
+  the two steps around that delay in proportion (RTTs stay unbiased and the
+  ACK clock keeps its spacing however coarse the step).  With delayed ACKs the
+  receiver ACKs every second packet and holds an odd one's ACK until the next
+  packet or its 200 ms timer; ACKs free the window and grow it by 1/2 per
+  ACKed packet in slow start and 1/(2 cwnd) in congestion avoidance.
 * A drop puts the flow into "loss pending": one RTT later, when the duplicate
   ACKs would have returned, it fast-retransmits if at least
-  ``dupack_threshold`` packets sent after the lost one survived, otherwise it
-  stalls until its retransmission timer fires (RFC 6298 RTO with minimum,
-  granularity and exponential back-off).  Lost retransmissions also end in a
-  time-out.  No closed-form loss, window or time-out law is used.
+  ``dupack_threshold`` packets sent after the lost one survived (with SACK
+  or limited transmit, one survivor suffices: each duplicate ACK releases a
+  new packet), otherwise it stalls until its retransmission timer fires
+  (RFC 6298 RTO with minimum, granularity and exponential back-off).  Lost
+  retransmissions also end in a time-out.  No closed-form loss, window or
+  time-out law is used.
 * Queues: drop-tail and RED drop arrivals; random drop and CHOKe remove
   queued packets too (the flows' shares of the queue are tracked, a victim's
   ACK is taken out of the ring); RED with ECN marks ECN senders' packets
   instead of dropping them early, and the mark halves the window one RTT
-  later; FPQ retunes RED as its bit-vector count of the flows moves.
+  later (no growth for the round trip after, as in fast recovery); FPQ
+  retunes RED as its bit-vector count of the flows moves.
 
 Parts, one module each: ``flows`` (per-flow state, invariants), ``senders``
 (the TCP variants' rules over index arrays of flows), ``queues`` (each
@@ -40,7 +48,7 @@ import dataclasses
 
 import numpy as np
 
-from .ackring import AckRing
+from .ackring import DELAYED_ACK_TIMEOUT, AckRing
 from .flows import IDLE, PENDING, RECOVERY, STALLED, Flows, state_dtype
 from .meter import Meter
 from .queues import Step, make_queue
@@ -148,7 +156,8 @@ class _Engine:
         real = state_dtype(S * n, max_window.max(), first.duration, prop.min())
         self.flows = Flows(n, prop, self.capacity, max_window, start, real)
         worst_delay = (prop.max() + (self.limit / self.capacity).max() + dt) / dt
-        self.ring = AckRing(int(np.ceil(worst_delay)) + 3, S * n, real)
+        delayed = col([s.sender.delayed_ack for s in scenarios]) > 0
+        self.ring = AckRing(int(np.ceil(worst_delay)) + 3, S * n, real, delayed, DELAYED_ACK_TIMEOUT / dt)
         self.sender = make_sender(scenarios, self.flows, self.ring, dt)
         self.queue = make_queue(scenarios, rng, first.sender.ecn)
         self.ecn = self.queue.marking

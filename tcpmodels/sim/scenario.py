@@ -505,8 +505,9 @@ class Scenario(Result):
         Probability that a packet is lost on the way to the bottleneck,
         independently of congestion [-].
     time_step : float or None
-        Fixed step [s]; ``None`` chooses half the smallest propagation RTT.
-        Must not exceed the smallest RTT.
+        Fixed step [s]; ``None`` chooses half the smallest propagation RTT, or
+        less where the queue drains faster (see ``step``).  Must not exceed
+        the smallest RTT.
     trace : bool
         Record time series (queue, drop rate, windows of ``trace_flows`` flows).
     trace_interval : float
@@ -695,9 +696,38 @@ class Scenario(Result):
         return max(1, int(65536 // self.packet_size))
 
     @property
+    def drain_time(self):
+        """Time the bottleneck takes to empty the range the queue works in [s] (``inf`` if it stays empty).
+
+        The range is drop-tail's buffer or RED's thresholds (max_th, twice
+        that when gentle; at most the hard limit), and at most what the
+        flows' windows can queue beyond the pipe, n_flows * max_window -
+        capacity * min_rtt: windows that cannot fill the link leave no queue.
+        """
+        top = self.queue.max_th * (2 if self.queue.gentle else 1) if isinstance(self.queue, RED) else math.inf
+        reach = self.n_flows * self.max_window - self.capacity * self.min_rtt
+        return min(self.limit, top, reach) / self.capacity if reach > 0 else math.inf
+
+    @property
     def step(self):
-        """The time step the engine uses [s]."""
-        return self.time_step if self.time_step is not None else self.min_rtt / 2
+        """The time step the engine uses [s]: ``time_step``, or what the RTT and the queue's motion need.
+
+        Half the smallest propagation RTT (a window's packets spread over the
+        round trip), or less where the queue moves faster: a quarter of the
+        ``drain_time`` of a drop-tail buffer, which a congestion cycle sweeps
+        from full to the ebb after its losses, and half that of RED's
+        thresholds, whose queue rides on an average of hundreds of packets
+        (measured: 20 drop-tail flows through half a BDP, 434 packets, moved
+        their queue by 15 % from half to a quarter of the drain time and by
+        2 % from a quarter to an eighth; RED from half to a quarter, at most
+        5 %).  Never below a sixteenth of the RTT: that bounds the cost at 8
+        times the RTT rule whatever the link speed, and within a step the
+        engine keeps the ACK clock's spacing (see ``AckRing.insert``).
+        """
+        if self.time_step is not None:
+            return self.time_step
+        share = 0.5 if isinstance(self.queue, (RED, FPQ)) else 0.25
+        return min(self.min_rtt / 2, max(self.drain_time * share, self.min_rtt / 16))
 
     @property
     def flow_access_rate(self):

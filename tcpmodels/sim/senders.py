@@ -71,6 +71,7 @@ class Sender:
         self._room, self._arr = np.empty(N, dtype=real), np.empty(N, dtype=real)
         self.retx, self.retx_arr = (), None
         self.events = None  # where congestion events are logged: (flows, time, windows, drops)
+        self._cwr = np.zeros(N, dtype=bool)  # an ECN reduction's round trip without growth
 
     # ------------------------------------------------------------ ACKs
     def on_acks(self, acks, check):
@@ -99,6 +100,10 @@ class Sender:
         """The window after a congestion signal: FlightSize / 2 (the window was full), at least 2."""
         return np.maximum(np.floor(self.f.cwnd[j]) / 2, 2.0)
 
+    def reduced_on_loss(self, j):
+        """The window after a fast retransmit (RFC 5681: FlightSize / 2, see ``reduced``)."""
+        return self.reduced(j)
+
     # ------------------------------------------------------------ ECN
     def on_marks(self, j, now):
         """Flows ``j`` had a packet marked: its echo comes back one RTT later."""
@@ -117,6 +122,16 @@ class Sender:
             f.ssthresh[j] = self.reduced(j)
             f.cwnd[j] = np.minimum(f.ssthresh[j], f.cwnd[j])
             f.t_cwr[j] = now + f.prop[j] + f.qdelay(j)
+            # The reduction is a congestion response like fast recovery's (RFC 3168
+            # 6.1.2): the window does not grow until the data sent before it is
+            # ACKed, one round trip (Linux's and ns-3's CWR state).
+            f.grow[j] = 0.0
+            self._cwr[j] = True
+        thawed = (self._cwr & (f.t_cwr <= now)).nonzero()[0]
+        if thawed.size:
+            self._cwr[thawed] = False
+            j = thawed[f.state[thawed] <= PENDING]  # (recovery and time-outs restore growth themselves)
+            f.grow[j] = self.ack_gain[j]
 
     # ------------------------------------------------------------ sending
     def open(self, j):
@@ -245,7 +260,7 @@ class Sender:
             self.timeout(to, now, now)
         j, lost = j[fr], lost[fr]
         if j.size:
-            half = self.reduced(j)
+            half = self.reduced_on_loss(j)
             f.ssthresh[j] = half
             self.fast_retransmit(j, lost, half, now)
 
@@ -366,10 +381,29 @@ class NewReno(Sender):
     def __init__(self, scenarios, flows, ring, dt, spec=None):
         super().__init__(scenarios, flows, ring, dt)
         self.sack = (spec or scenarios[0].sender).sack
+        if self.sack:
+            # RFC 6675 5 (3): before fast retransmit a SACKed packet leaves the
+            # pipe and lets a new one go, so one packet surviving the loss starts
+            # a chain of duplicate ACKs up to the threshold, as limited transmit
+            # does (without it, windows below dupthresh + 1 would time out).
+            self.limited = np.maximum(self.limited, self.dupthresh - 1)
 
     def recovery_rounds(self, lost):
         """One round trip per hole without SACK, one for all with it."""
         return 1.0 if self.sack else lost
+
+    def reduced_on_loss(self, j):
+        """With SACK, half the pipe as fast recovery begins (RFC 6675 4.2 as ns-3 implements it).
+
+        RFC 6675 4.2 sets ssthresh to FlightSize / 2; ns-3's EnterRecovery
+        halves its pipe (SetPipe) instead, after the three SACKed packets have
+        left it and the lost one is marked lost: with the two packets step (3)
+        sent, floor(cwnd) - 2.  The packet-level references run ns-3.  Without
+        SACK the pipe is not known: FlightSize / 2.
+        """
+        if not self.sack:
+            return self.reduced(j)
+        return np.maximum((np.floor(self.f.cwnd[j]) - 2) / 2, 2.0)
 
 
 class Mixed(Sender):
@@ -386,6 +420,8 @@ class Mixed(Sender):
         self.parts = parts  # one sender per variant, sharing the flows' state
         self.part_of = part_of  # each flow's
         self.one_hole = np.array([p.one_hole for p in parts])[part_of]
+        # Each flow's sending allowance before fast retransmit is its own variant's (SACK raises it).
+        self.limited = np.stack([p.limited for p in parts])[part_of, np.arange(part_of.size)]
         self.shared_increase = all(type(p).increase is Sender.increase for p in parts)
         self.shared_reduced = all(type(p).reduced is Sender.reduced for p in parts)
 
@@ -412,6 +448,12 @@ class Mixed(Sender):
         out = np.empty(j.size)
         for part, mine in self._split(j):
             out[mine] = part.reduced(j[mine])
+        return out
+
+    def reduced_on_loss(self, j):
+        out = np.empty(j.size)
+        for part, mine in self._split(j):
+            out[mine] = part.reduced_on_loss(j[mine])
         return out
 
     def fast_retransmit(self, j, lost, half, now):
