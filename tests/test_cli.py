@@ -71,7 +71,8 @@ def test_red_json_is_the_calculator_result(capsys):
     expected = calculator.jsonable(calculator.red_setting(10e6, 0.1, 300, loss_rate=0.02))
     assert data == expected
     assert set(data["prediction"]) == {"n_flows", "loss_rate", "queue", "delay", "queue_per_flow",
-                                       "timeouts_per_packet", "timeout_fraction", "window", "status"}
+                                       "timeouts_per_packet", "timeout_fraction", "window", "mark_rate",
+                                       "stability", "gain_margin", "phase_margin", "period", "status"}
 
 
 @pytest.mark.parametrize("option, tc_style, plain", [
@@ -163,7 +164,7 @@ def test_simulate_prints_summary_json_and_plot(capsys, scenario, tmp_path):
     png = tmp_path / "run.png"
     status, out, err = run(capsys, ["simulate", str(scenario), "--plot", str(png)])
     assert status == 0
-    for text in ("Simulated 10", "DropTail", "loss rate", "Eq. 5.6", "utilization", "Jain index"):
+    for text in ("Simulated 10", "DropTail", "loss rate", "P3 (droptail)", "utilization", "Jain index"):
         assert text in out
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     status, out, err = run(capsys, ["simulate", str(scenario), "--json"])
@@ -215,9 +216,17 @@ def test_help_names_units(capsys, name):
 
 
 def test_model_warnings_reach_stderr_as_one_line_each(capsys):
-    status, out, err = run(capsys, ["droptail", *LINK, "--flows", "300", "--buffer", "217"])
-    assert status == 0 and "one BDP" in out
-    assert err.startswith("tcpmodels droptail: warning: fewer than 4 packets")
+    status, out, err = run(capsys, ["red", *LINK, "--flows", "1", "--loss", "0.02"])
+    lines = err.splitlines()
+    assert status == 0 and lines and all(line.startswith("tcpmodels red: warning: ") for line in lines)
+    assert len(lines) == len(set(lines))
+
+
+def test_droptail_model_warnings_go_to_the_status_column(capsys):
+    # Eq. 5.6 (P1) warns below 4 packets of storage per flow: the row says so, stderr stays quiet.
+    status, out, err = run(capsys, ["droptail", *LINK, "--flows", "300", "--buffer", "217", "--model", "P1"])
+    assert status == 0 and err == "" and "note: given: fewer than 4 packets" in out
+    assert out.split("given buffer", 1)[1].splitlines()[0].rstrip().endswith("time-outs")
 
 
 def test_python_dash_m(capsys, monkeypatch):
@@ -247,8 +256,10 @@ def test_csv_on_every_table(capsys, name):
     assert len(rows) >= 2 and all(rows[0].keys() == r.keys() for r in rows)
     _, data, _ = run(capsys, COMMANDS[name] + ["--json"])
     table = json.loads(data)[{"red": "sweep", "fpq": "rows", "droptail": "rules", "hstcp": "rows"}[name]]
-    assert [float(r[k]) for r in rows for k in r if isinstance(table[0][k], float)] == pytest.approx(
-        [t[k] for t in table for k in t if isinstance(t[k], float)], rel=1e-12)
+    # null in JSON (NaN, inf: no stability verdict, no gain crossover) is an empty CSV field.
+    assert all(r[k] == "" for r, t in zip(rows, table, strict=True) for k in r if t[k] is None)
+    assert [float(r[k]) for r, t in zip(rows, table, strict=True) for k in r if isinstance(t[k], float)] == \
+        pytest.approx([t[k] for t in table for k in t if isinstance(t[k], float)], rel=1e-12)
 
 
 def test_example_list_and_simulate_example(capsys):
