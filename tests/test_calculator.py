@@ -414,3 +414,109 @@ def test_adaptive_predictions_settle_in_the_target_band():
     eq = red.equilibrium(300, s.max_th, s.adapted_max_p, rtt=0.1, capacity=s.link.capacity, min_th=5)
     assert s.prediction.loss_rate == pytest.approx(eq.loss_rate)
     assert calculator.red_scenario(s).queue.max_p == s.adapted_max_p
+
+
+# ----------------------------------------------------------------------------- gentle RED and ECN
+
+def test_gentle_and_ecn_predictions_are_p3s(standard_red):
+    """--gentle and --ecn predict with red.equilibrium(gentle=, ecn=) at the printed limit (issue 16)."""
+    for flag in ("gentle", "ecn"):
+        s = calculator.red_setting(n_flows=300, loss_rate=0.02, **{flag: True}, **STANDARD)
+        n = np.array([p.n_flows for p in s.sweep])
+        eq = red.equilibrium(n, s.max_th, s.max_p, rtt=0.1, capacity=s.link.capacity, min_th=5,
+                             limit=s.tc.limit / 576, **{flag: True})
+        np.testing.assert_allclose([p.loss_rate for p in s.sweep], eq.loss_rate)
+        np.testing.assert_allclose([p.mark_rate for p in s.sweep], eq.mark_rate)
+        np.testing.assert_allclose([p.queue for p in s.sweep], eq.queue)
+        assert any(note.startswith(flag) for note in s.notes)
+    assert standard_red.prediction.mark_rate == 0.0
+    ecn = calculator.red_setting(n_flows=300, loss_rate=0.02, ecn=True, **STANDARD)
+    # Unsaturated ECN: every early decision is a mark, no drop and no time-out follows one.
+    assert ecn.prediction.loss_rate == 0 and ecn.prediction.mark_rate > 0 and ecn.prediction.timeouts_per_packet == 0
+    assert ecn.ns3.UseEcn and not ecn.ns3.Gentle
+    gentle = calculator.red_setting(n_flows=300, loss_rate=0.02, gentle=True, **STANDARD)
+    assert gentle.gentle and gentle.ns3.Gentle and calculator.red_scenario(gentle).queue.gentle
+    # Above max_th gentle RED ramps up instead of dropping everything: at 4N no forced drops.
+    assert standard_red.sweep[-1].status == "forced drops" != gentle.sweep[-1].status
+
+
+# ----------------------------------------------------------------------------- stability (issue 17)
+
+def test_stability_verdicts_are_red_stability_at_the_printed_weight(standard_red):
+    with pytest.warns(TCPModelsWarning, match="cannot reach 1 % loss"):
+        s = calculator.red_setting(1e9, 0.1, 300, loss_rate=0.01)
+    for setting in (standard_red, s):
+        n = np.array([p.n_flows for p in setting.sweep])
+        with warnings.catch_warnings():   # rows outside the model warn in the library: "no verdict" here
+            warnings.simplefilter("ignore", TCPModelsWarning)
+            st = red.stability(n, setting.link.rtt, setting.link.capacity, min_th=5, max_th=setting.max_th,
+                               max_p=setting.max_p, weight=2.0**-setting.tc.ewma_log, drop_spacing="count",
+                               delayed_ack=True)
+        labels = [p.stability for p in setting.sweep]
+        np.testing.assert_array_equal(labels == np.array("no verdict"), ~st.valid)
+        np.testing.assert_allclose([p.gain_margin for p in setting.sweep], st.gain_margin)
+        np.testing.assert_allclose([p.period for p in setting.sweep], st.period)
+        for p, stable in zip(setting.sweep, st.stable, strict=True):
+            expected = "stable" if p.gain_margin >= 1.2 else "below margin" if stable else "unstable"
+            assert p.stability == expected or p.stability == "no verdict"
+    # 1 Gbit/s, 100 ms: stable at 300 flows; fewer flows destabilize it (Low et al. 2003).
+    assert s.prediction.stability == "stable" and s.sweep[0].stability == "unstable"
+    gm = [p.gain_margin for p in s.sweep]
+    assert gm == sorted(gm)
+
+
+def test_stability_margin_is_required_and_checked(standard_red):
+    gm = standard_red.prediction.gain_margin
+    strict = calculator.red_setting(n_flows=300, loss_rate=0.02, stability_margin=gm * 1.01, **STANDARD)
+    assert strict.prediction.stability == "below margin" and strict.stability_margin == gm * 1.01
+    assert standard_red.stability_margin == calculator.DEFAULT_MARGIN and standard_red.prediction.stability == "stable"
+    for bad in (0.5, 0, -1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="stability_margin"):
+            calculator.red_setting(n_flows=300, loss_rate=0.02, stability_margin=bad, **STANDARD)
+
+
+def test_unstable_setting_gets_the_nearest_max_p_that_meets_the_margin():
+    with pytest.warns(TCPModelsWarning, match="cannot reach 1 % loss"):
+        s = calculator.red_setting(100e6, 0.2, 100, loss_rate=0.01, packet_size=576)
+    assert s.prediction.stability == "unstable"
+    (fix,) = [r for r in s.remedies if r.change == "max_p"]
+    assert fix.max_p < s.max_p and fix.gain_margin >= 1.2 and fix.weight == s.weight
+    # Nearest: the next printable max_p above it (one 4-significant-figure step, < 2 %) misses the margin.
+    above = calculator.stability.verdict(s.link, 100, 5, s.max_th, fix.max_p * 1.02, s.weight)
+    assert above.gain_margin < 1.2
+    # Its cost is P3 at the new setting; its line is one Linux accepts, with the printed weight.
+    eq = red.equilibrium(100, s.max_th, fix.max_p, rtt=0.2, capacity=s.link.capacity, min_th=5,
+                         limit=s.tc.limit / 576)
+    assert (fix.loss_rate, fix.queue) == (eq.loss_rate, eq.queue) and fix.queue > s.prediction.queue
+    assert kernel.kernel_accepts(fix.command).Wlog == s.tc.ewma_log
+    assert any("stability: unstable" in note for note in s.notes)
+
+
+def test_weight_remedy_is_a_weight_tc_can_carry():
+    # 10 Mbit/s, 200 ms, 10 flows, RED 5/500/0.02 at Wlog 9 is unstable; less averaging (Wlog 6) holds it:
+    # there RED's low-pass is not the slowest pole, and its lag hurts.
+    lk = calculator.link(10e6, 0.2, 576)
+    (fix,) = [r for r in calculator.stability.remedies(lk, 10, 5, 500, 0.02, 9) if r.change == "weight"]
+    assert fix.ewma_log == 6 and fix.weight == 2.0**-6 and fix.gain_margin >= 1.2 and fix.max_p == 0.02
+    assert kernel.kernel_accepts(fix.command).Wlog == 6
+    assert calculator.stability.verdict(lk, 10, 5, 500, 0.02, 2.0**-7).gain_margin < 1.2   # nearest
+    assert fix.averaging_time == pytest.approx(64 / lk.capacity)
+
+
+def test_no_verdict_outside_the_model_and_no_remedy():
+    # The standard setting at 4N: 20 % loss, windows under 4 packets, outside the linearized model.
+    with pytest.warns(TCPModelsWarning, match="design point"):
+        s = calculator.red_setting(n_flows=1200, buffer=2156, **STANDARD)
+    assert s.prediction.stability == "no verdict" and math.isnan(s.prediction.gain_margin)
+    assert s.remedies == () and any("no verdict" in note for note in s.notes)
+
+
+def test_fpq_rows_carry_fpqs_stability():
+    s = calculator.fpq_setting(10e6, 0.2, 1400, packet_size=576)
+    n = np.array([r.n_flows for r in s.rows])
+    p = fpq.red_params(n, s.link.bdp)
+    st = red.stability(n, 0.2, s.link.capacity, min_th=5, max_th=p.max_th, max_p=p.max_p, weight=s.tc.weight,
+                       drop_spacing="count", delayed_ack=True)
+    np.testing.assert_allclose([r.gain_margin for r in s.rows], st.gain_margin)
+    assert all(r.stability == "stable" for r in s.rows) and s.remedies == ()
+    assert s.verdict.n_flows == 1400 and s.verdict.stability == "stable"

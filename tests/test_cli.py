@@ -323,3 +323,41 @@ def test_full_disk_is_one_line_and_nonzero():
                               stderr=subprocess.PIPE, text=True, timeout=60)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.count("\n") == 1 and "cannot write the output" in done.stderr
+
+
+def test_red_says_whether_the_setting_is_stable_and_how_to_fix_it(capsys):
+    status, out, err = run(capsys, RED)
+    assert status == 0 and "  stable                yes (gain margin " in out and "required gain margin 1.2" in out
+    assert "stability" in out and "GM" in out        # the table's columns
+    # Unstable at its design point: the nearest max_p meeting the margin, its cost and its tc line.
+    argv = ["red", "--bandwidth", "100mbit", "--rtt", "200ms", "--flows", "100", "--loss", "0.01",
+            "--packet-size", "576b", "--json"]
+    status, out, err = run(capsys, argv)
+    data = json.loads(out)
+    assert status == 0 and data["prediction"]["stability"] == "unstable" and data["stability_margin"] == 1.2
+    (fix,) = data["remedies"]
+    assert fix["change"] == "max_p" and fix["gain_margin"] >= 1.2 and fix["command"].startswith("tc qdisc add")
+    status, out, err = run(capsys, argv[:-1])
+    assert "  stable                no (gain margin 0." in out and "To meet gain margin 1.2 at 100 flows" in out
+    assert f"max_p {fix['max_p']:.4g}: gain margin" in out and fix["command"] in out
+    status, out, err = run(capsys, argv[:-1] + ["--stability-margin", "2"])
+    assert "To meet gain margin 2 at 100 flows" in out
+
+
+def test_gentle_and_ecn_on_the_command_line(capsys):
+    status, out, err = run(capsys, RED + ["--ecn"])
+    assert status == 0 and "  drops                 0 % (forced, above max)" in out
+    assert "  ECN marks             " in out and "marks %" in out
+    status, out, err = run(capsys, RED + ["--gentle", "--json"])
+    data = json.loads(out)
+    assert status == 0 and data["gentle"] is True and data["ns3"]["Gentle"] is True
+    assert "Gentle on" in run(capsys, RED + ["--gentle"])[1]
+
+
+def test_fpq_and_droptail_print_the_new_columns(capsys):
+    status, out, err = run(capsys, COMMANDS["fpq"])
+    assert status == 0 and "Stable at 1400 flows (the tc line's setting):" in out and "stability" in out
+    status, out, err = run(capsys, COMMANDS["droptail"])
+    assert status == 0 and "tcpmodels.droptail.equilibrium, model P3" in out and "status" in out
+    data = json.loads(run(capsys, COMMANDS["droptail"] + ["--json", "--model", "P1"])[1])
+    assert data["model"] == "P1" and {"queue", "delay", "status", "timeouts_per_packet"} <= set(data["rules"][0])

@@ -61,7 +61,7 @@ class Remedy(Result):
     Attributes
     ----------
     change : str
-        ``"max_p"`` (a smaller max_p, same weight) or ``"weight"`` (a smaller
+        ``"max_p"`` (a smaller max_p, same weight) or ``"weight"`` (another
         EWMA weight tc can carry, same max_p).
     max_p : float
         The setting's max_p (4 significant figures, as tc prints it).
@@ -208,24 +208,30 @@ def remedies(lk, n, min_th, max_th, max_p, ewma_log, *, margin=DEFAULT_MARGIN, v
     -------
     tuple of Remedy
         At most one per kind: the largest max_p below the printed one, and
-        the largest weight below the printed one, that meet `margin`; none
-        where no candidate does.
+        the weight tc can carry with the Wlog nearest the printed one (either
+        way: more averaging helps only where RED's low-pass is the loop's
+        slowest pole), that meet `margin`; none where no candidate does.
     """
     size, tc = int(lk.packet_size), dict(tc or {})
     lowest = min_probability(int(round(min_th * size)), int(round(max_th * size)))
     steps = np.unique([float(f"{p:.4g}") for p in max_p * _MAX_P_STEPS if p >= lowest]) if vary_max_p else []
-    logs = np.arange(ewma_log + 1, wlog_range(min_th, max_th, size, lk.bandwidth)[1] + 1)
+    low, high = wlog_range(min_th, max_th, size, lk.bandwidth)
+    logs = np.setdiff1d(np.arange(low, high + 1), [ewma_log])
     p = np.concatenate([steps, np.full(logs.size, max_p)])
     log = np.concatenate([np.full(len(steps), ewma_log), logs])
     s = _loop(lk, n, min_th, max_th, p, 2.0 ** -log, options.get("gentle", False))
-    good = np.asarray(s.valid) & (np.asarray(s.gain_margin) >= margin)
+    good = np.asarray(s.valid) & np.asarray(s.stable) & (np.asarray(s.gain_margin) >= margin)
+    # Nearest: the largest max_p; the Wlog closest to the printed one (averaging helps only where RED's
+    # low-pass is the loop's slowest pole; elsewhere its lag hurts, so both directions are candidates).
+    nearness = np.where(log == ewma_log, p, -np.abs(log - ewma_log) - 0.5 * (log > ewma_log))
     out = []
-    for change, pick in (("max_p", good & (p < max_p)), ("weight", good & (log > ewma_log))):
+    for change, pick in (("max_p", good & (p < max_p)), ("weight", good & (log != ewma_log))):
         if not pick.any():
             continue
-        i = np.flatnonzero(pick)[np.argmax(p[pick] if change == "max_p" else -log[pick])]
-        wlog = int(log[i]) if change == "weight" else None   # a new max_p keeps the printed burst
-        line = tc_red(min_th, max_th, p[i], size, lk.bandwidth, ewma_log=wlog, **tc)
+        i = np.flatnonzero(pick)[np.argmax(nearness[pick])]
+        line = tc_red(min_th, max_th, p[i], size, lk.bandwidth, **tc)   # a new max_p keeps the printed burst
+        if line.ewma_log != log[i]:
+            line = tc_red(min_th, max_th, p[i], size, lk.bandwidth, ewma_log=int(log[i]), **tc)
         out.append(Remedy(change, float(p[i]), line.weight, line.ewma_log, float(s.gain_margin[i]),
                           float(s.phase_margin[i]), *_cost(lk, n, min_th, max_th, p[i], options),
                           2.0 ** line.ewma_log / lk.capacity, line.command))

@@ -323,7 +323,8 @@ def tc_red(min_th, max_th, max_p, packet_size, bandwidth, *, limit=None, dev="DE
     if wlog_top < 1:
         raise ValueError(f"bandwidth {rate_text} is too slow for tc's RED idle damping with {avpkt}-byte packets")
     if ewma_log is not None:  # a chosen weight (a stability remedy): the largest burst that gives it
-        wlog = int(_checks.in_range("ewma_log", ewma_log, 1, wlog_top))
+        wlog = int(_checks.in_range("ewma_log", ewma_log, max(1, kernel.tc_red_eval_ewma(lo, -(-lo // avpkt), avpkt)),
+                                    wlog_top))
         burst = _burst_for(lo, avpkt, wlog, 2 ** (wlog + 1))
         guideline, wlog_guideline = burst, wlog
     else:
