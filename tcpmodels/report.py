@@ -80,8 +80,8 @@ def _remedy_lines(remedies, ecn):
         what = (f"max_p {r.max_p:.4g}" if r.change == "max_p" else
                 f"weight 2^-{r.ewma_log} (the average follows the queue over {_ms(r.averaging_time)})")
         signal = f"{_pct(r.loss_rate)} loss" + (f" + {_pct(r.mark_rate)} marks" if ecn else "")
-        out += [f"  {what}: {_margins(r.gain_margin, r.phase_margin)}; "
-                f"predicted {signal}, queue {r.queue:.0f} packets ({_ms(r.delay)})", f"    {r.command}"]
+        out += [f"    {what}: {_margins(r.gain_margin, r.phase_margin)}; "
+                f"predicted {signal}, queue {r.queue:.0f} packets ({_ms(r.delay)})", f"      {r.command}"]
     return out
 
 
@@ -117,6 +117,22 @@ def _rule_line(s):
     return f"Rule: fixed buffer max_th = {s.max_th:g} packets, max_p = 0.81 n^2/max_th^2 (section 5.3.4)"
 
 
+def _sweep_lines(s, max_delay):
+    """The N/4 ... 4N table of a RED setting, with its legend."""
+    marks = ("marks %",) if s.ecn else ()
+    rows = [(p.n_flows, f"{100 * p.loss_rate:.3g}", *((f"{100 * p.mark_rate:.3g}",) if s.ecn else ()),
+             f"{p.queue:.0f}", _num(1000 * p.delay), f"{p.queue_per_flow:.1f}", f"{p.timeouts_per_packet:.2g}",
+             _num(100 * p.timeout_fraction), p.stability, _gain(p.gain_margin), p.status) for p in s.sweep]
+    header = ("flows", "drops %" if s.ecn else "loss %", *marks, "queue", "delay ms", "pkt/flow", "TO/pkt",
+              "in TO %", "stability", "GM", "status")
+    return ["", "The same setting from N/4 to 4N flows (where it breaks):", _table(header, rows), _range_line(s),
+            f"  (forced drops: average queue at max_th; time-outs: {'drops + marks' if s.ecn else 'loss'} > "
+            f"{_pct(calculator.MAX_LOSS)}, windows < 4; long delay: queueing delay > {_ms(max_delay)} (--max-delay); "
+            f"excess queue: > {calculator.MAX_QUEUE_PER_FLOW:g} packets per flow;",
+            f"   stability: linearized TCP/RED loop at weight 2^-{s.tc.ewma_log} (red.stability), GM its gain "
+            f"margin; below margin: under {s.stability_margin:g} (--stability-margin))"]
+
+
 def text_red(s, max_delay):
     """The ``tcpmodels red`` report.
 
@@ -142,19 +158,7 @@ def text_red(s, max_delay):
     if s.remedies:
         out += [f"  To meet gain margin {s.stability_margin:g} at {s.n_flows} flows (P3 at the new setting):",
                 *_remedy_lines(s.remedies, s.ecn)]
-    marks = ("marks %",) if s.ecn else ()
-    rows = [(p.n_flows, f"{100 * p.loss_rate:.3g}", *((f"{100 * p.mark_rate:.3g}",) if s.ecn else ()),
-             f"{p.queue:.0f}", _num(1000 * p.delay), f"{p.queue_per_flow:.1f}", f"{p.timeouts_per_packet:.2g}",
-             _num(100 * p.timeout_fraction), p.stability, _gain(p.gain_margin), p.status) for p in s.sweep]
-    out += ["", "The same setting from N/4 to 4N flows (where it breaks):",
-            _table(("flows", "loss %", *marks, "queue", "delay ms", "pkt/flow", "TO/pkt", "in TO %", "stability",
-                    "GM", "status"), rows),
-            _range_line(s),
-            f"  (forced drops: average queue at max_th; time-outs: {'drops + marks' if s.ecn else 'loss'} > "
-            f"{_pct(calculator.MAX_LOSS)}, windows < 4; long delay: queueing delay > {_ms(max_delay)} (--max-delay); "
-            f"excess queue: > {calculator.MAX_QUEUE_PER_FLOW:g} packets per flow;",
-            f"   stability: linearized TCP/RED loop at weight 2^-{s.tc.ewma_log} (red.stability), GM its gain "
-            f"margin; below margin: under {s.stability_margin:g} (--stability-margin))"]
+    out += _sweep_lines(s, max_delay)
     return "\n".join(out + _settings_lines(s.tc, s.ns3, s.limitations))
 
 
@@ -340,7 +344,9 @@ def text_simulate(s):
         f"Simulated {sc.n_flows} {type(sc.sender).__name__} flows through {type(sc.queue).__name__} ({settings})",
         f"on a {_link_line(lk)}; {sc.duration:g} s, measured after {sc.warmup:g} s, seed {sc.seed}.", "",
         row("", "simulated", f"predicted {s.model}"),
-        row("loss rate", _pct(r.loss_rate), _pct(s.predicted_loss) if s.model else "-"),
+        *([row("drops + ECN marks", _pct(r.loss_rate), _pct(s.predicted_loss) if s.model else "-"),
+            row("ECN marks", _pct(r.mark_rate), predicted(_pct, "mark_rate"))] if getattr(sc.queue, "ecn", False)
+          else [row("loss rate", _pct(r.loss_rate), _pct(s.predicted_loss) if s.model else "-")]),
         row("average queue", f"{r.queue:.0f}", predicted("{:.0f}".format, "queue"), "  packets"),
         row("queueing delay", _ms(r.queue / lk.capacity), predicted(_ms, "delay")),
         row("utilization", _pct(r.utilization)),

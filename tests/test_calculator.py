@@ -520,3 +520,15 @@ def test_fpq_rows_carry_fpqs_stability():
     np.testing.assert_allclose([r.gain_margin for r in s.rows], st.gain_margin)
     assert all(r.stability == "stable" for r in s.rows) and s.remedies == ()
     assert s.verdict.n_flows == 1400 and s.verdict.stability == "stable"
+
+
+def test_simulate_predicts_ecn_and_gentle_queues_with_p3():
+    queue = sim.RED(min_th=5, max_th=500, max_p=0.02, ecn=True, gentle=True)
+    scenario = sim.Scenario(n_flows=50, bandwidth=10e6, rtt=0.1, packet_size=576, queue=queue,
+                            sender=sim.NewReno(ecn=True), duration=4.0, warmup=1.0)
+    s = calculator.simulate(scenario)
+    eq = red.equilibrium(50, 500, 0.02, rtt=0.1, capacity=s.link.capacity, min_th=5, ecn=True, gentle=True,
+                         limit=queue.limit)
+    assert (s.prediction.loss_rate, s.prediction.mark_rate) == (eq.loss_rate, eq.mark_rate) and eq.mark_rate > 0
+    # The simulator's loss_rate counts drops and marks: the prediction beside it does too.
+    assert s.predicted_loss == eq.loss_rate + eq.mark_rate and s.result.mark_rate > 0

@@ -97,7 +97,7 @@ class Simulation(Result):
         What predicts the run: ``"P3"`` (etc.) for RED (gentle and ECN too),
         ``"P3 (droptail)"`` for drop-tail, None for other queues (no closed form here).
     predicted_loss : float or None
-        Predicted loss rate.
+        Predicted loss rate; with ECN drops plus marks, as the simulator's ``loss_rate`` counts them.
     prediction : Prediction or None
         The full RED prediction (queue, delay, time-outs, window); None otherwise.
     """
@@ -140,7 +140,7 @@ def simulate(scenario, *, trace=None):
     if type(queue) is sim.RED and sender in SENDERS:
         prediction = predict(lk, scenario.n_flows, queue.min_th, queue.max_th, queue.max_p, sender=sender,
                              gentle=queue.gentle, ecn=queue.ecn, limit=queue.limit, weight=queue.weight)[0]
-        model, loss = DEFAULT_MODEL, prediction.loss_rate
+        model, loss = DEFAULT_MODEL, prediction.loss_rate + prediction.mark_rate   # as sim counts: drops + marks
     elif type(queue) is sim.DropTail:
         model = "P3 (droptail)"
         loss = float(droptail.equilibrium(scenario.n_flows, queue.buffer, rtt=lk.rtt, capacity=lk.capacity).loss_rate)
