@@ -98,16 +98,38 @@ class Remedy(Result):
     command: str
 
 
+_FIELDS = ("valid", "stable", "gain_margin", "phase_margin", "period")
+
+
 def _loop(lk, n_flows, min_th, max_th, max_p, weight, gentle):
-    """red.stability at the link; its warnings (no verdict where invalid) become the verdict column."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", _checks.TCPModelsWarning)
-        return red.stability(n_flows, lk.rtt, lk.capacity, min_th=min_th, max_th=max_th, max_p=max_p,
-                             weight=weight, gentle=gentle, **_LOOP)
+    """red.stability at the link, as arrays of :data:`_FIELDS` over the broadcast inputs.
+
+    Its warnings (no verdict where invalid) become the verdict column.  Where the fluid
+    operating point sits at min_th itself (RED's smallest drop rate already holds windows this
+    large: a link that can idle), ``red.stability`` finds no root to bracket and raises for the
+    whole call; those points are screened out first and get no verdict.
+    """
+    n, hi, mp, w = np.broadcast_arrays(np.asarray(n_flows, dtype=float), max_th, max_p, weight)
+    n, hi, mp, w = (np.atleast_1d(x) for x in (n, hi, mp, w))
+    q = min_th + 1e-12 * (np.where(gentle, 2.0 * hi, hi) - min_th)     # red.stability's lower bracket
+    # Its residual there (dW/dt = 0): r(q) b W^2 / 2 - 1, W = (R C + q) / N, b = 2 with delayed ACKs.
+    acks = 2.0 if _LOOP["delayed_ack"] else 1.0
+    rate = red.drop_rate(q, min_th, hi, mp, gentle=gentle, spacing=_LOOP["drop_spacing"])
+    solvable = 0.5 * acks * rate * ((lk.rtt * lk.capacity + q) / n) ** 2 < 1.0
+    out = {key: np.zeros(n.shape, bool) if key in ("valid", "stable") else np.full(n.shape, np.nan)
+           for key in _FIELDS}
+    if solvable.any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", _checks.TCPModelsWarning)
+            s = red.stability(n[solvable], lk.rtt, lk.capacity, min_th=min_th, max_th=hi[solvable],
+                              max_p=mp[solvable], weight=w[solvable], gentle=gentle, **_LOOP)
+        for key in _FIELDS:
+            out[key][solvable] = getattr(s, key)
+    return out
 
 
 def _label(s, margin):
-    return np.select([~np.asarray(s.valid), ~np.asarray(s.stable), np.asarray(s.gain_margin) < margin],
+    return np.select([~s["valid"], ~s["stable"], s["gain_margin"] < margin],
                      [NO_VERDICT, UNSTABLE, BELOW_MARGIN], default=STABLE)
 
 
@@ -141,7 +163,7 @@ def verdicts(lk, n_flows, min_th, max_th, max_p, weight, *, gentle=False, margin
     """
     n = np.atleast_1d(np.asarray(n_flows, dtype=float))
     s = _loop(lk, n, min_th, max_th, max_p, weight, gentle)
-    columns = (s.gain_margin, s.phase_margin, s.period)
+    columns = (s["gain_margin"], s["phase_margin"], s["period"])
     return (np.broadcast_to(_label(s, margin), n.shape),
             *(np.broadcast_to(np.asarray(c, dtype=float), n.shape) for c in columns))
 
@@ -220,7 +242,7 @@ def remedies(lk, n, min_th, max_th, max_p, ewma_log, *, margin=DEFAULT_MARGIN, v
     p = np.concatenate([steps, np.full(logs.size, max_p)])
     log = np.concatenate([np.full(len(steps), ewma_log), logs])
     s = _loop(lk, n, min_th, max_th, p, 2.0 ** -log, options.get("gentle", False))
-    good = np.asarray(s.valid) & np.asarray(s.stable) & (np.asarray(s.gain_margin) >= margin)
+    good = s["valid"] & s["stable"] & (s["gain_margin"] >= margin)
     # Nearest: the largest max_p; the Wlog closest to the printed one (averaging helps only where RED's
     # low-pass is the loop's slowest pole; elsewhere its lag hurts, so both directions are candidates).
     nearness = np.where(log == ewma_log, p, -np.abs(log - ewma_log) - 0.5 * (log > ewma_log))
@@ -232,7 +254,7 @@ def remedies(lk, n, min_th, max_th, max_p, ewma_log, *, margin=DEFAULT_MARGIN, v
         line = tc_red(min_th, max_th, p[i], size, lk.bandwidth, **tc)   # a new max_p keeps the printed burst
         if line.ewma_log != log[i]:
             line = tc_red(min_th, max_th, p[i], size, lk.bandwidth, ewma_log=int(log[i]), **tc)
-        out.append(Remedy(change, float(p[i]), line.weight, line.ewma_log, float(s.gain_margin[i]),
-                          float(s.phase_margin[i]), *_cost(lk, n, min_th, max_th, p[i], options),
+        out.append(Remedy(change, float(p[i]), line.weight, line.ewma_log, float(s["gain_margin"][i]),
+                          float(s["phase_margin"][i]), *_cost(lk, n, min_th, max_th, p[i], options),
                           2.0 ** line.ewma_log / lk.capacity, line.command))
     return tuple(out)
