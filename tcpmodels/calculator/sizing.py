@@ -411,7 +411,7 @@ def _assumptions(ecn, gentle, adapted, max_p, n):
     return out
 
 
-def _stability_notes(here, margin, remedies):
+def _stability_notes(here, margin, remedies, adaptive):
     """What the report says when the design point is not stable with the required margin."""
     if here.stability == "no verdict":
         return ["stability: no verdict at the design point: the linearized loop's operating point lies in RED's "
@@ -422,7 +422,9 @@ def _stability_notes(here, margin, remedies):
                       for r in remedies)
     return [f"stability: {here.stability} at {here.n_flows} flows (gain margin {here.gain_margin:.2f}, required "
             f"{margin:g}); " + (f"nearest settings that meet it: {found}." if found else
-                                "no max_p or weight tc can carry meets it: change the thresholds.")]
+                                f"no {'' if adaptive else 'smaller max_p or '}weight tc can carry meets it"
+                                + (" (adaptive RED moves max_p itself)" if adaptive else "")
+                                + ": change the thresholds.")]
 
 
 def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
@@ -541,7 +543,7 @@ def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
                       bool(adaptive), bool(gentle), model["model"], sender, here, sweep,
                       (ok[0], ok[-1]) if ok else None, margin, fixes, tc, ns3,
                       _LIMITATIONS_RED, tuple(notes + _assumptions(ecn, gentle, adapted, max_p, n)
-                                              + _stability_notes(here, margin, fixes)))
+                                              + _stability_notes(here, margin, fixes, adaptive)))
 
 
 def _margin(value):
