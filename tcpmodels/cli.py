@@ -21,7 +21,7 @@ import threading
 import time
 import warnings
 
-from . import __version__, calculator, hstcp, report, scenario_file, sweep_cli, units
+from . import __version__, calculator, droptail, hstcp, report, scenario_file, sweep_cli, units
 from ._checks import TCPModelsWarning
 from .solve import ConvergenceError
 
@@ -35,7 +35,7 @@ _OPTION_OF = {
     "limit": "--limit", "model": "--model", "rtt": "--rtt", "bandwidth": "--bandwidth",
     "packet_size": "--packet-size", "ppf": "--ppf", "rto": "--rto", "policy": "--policy",
     "window": "--window", "points": "--points", "kind": "--kind", "dev": "--dev", "max_delay": "--max-delay",
-    "delay": "--delay", "max_th": "--buffer",
+    "delay": "--delay", "max_th": "--buffer", "stability_margin": "--stability-margin",
 }
 
 
@@ -69,6 +69,9 @@ _SHARED = {
     "limit": ("--limit", "SIZE", "tc hard limit: 1mb, 400000b (default: 4 x max)"),
     "dev": ("--dev", "DEV", "interface name in the tc line (letters, digits, _ . + -; at most 15)"),
     "max-delay": ("--max-delay", "TIME", "queueing delay above which a row's status is 'long delay'"),
+    "stability-margin": ("--stability-margin", "GAIN",
+                         "gain margin, >= 1, the linearized TCP/RED loop needs for a setting to count as stable; "
+                         "below it the nearest max_p and weight that meet it are printed"),
 }
 
 
@@ -99,6 +102,7 @@ def _tc_options(parser):
     _add(parser, "limit")
     _add(parser, "dev", default="DEV")
     _add(parser, "max-delay", default="100ms")
+    _add(parser, "stability-margin", default=f"{calculator.DEFAULT_MARGIN:g}")
 
 
 def build_parser():
@@ -167,7 +171,9 @@ def _red_parser(commands):
     p.add_argument("--rto", default="1s", metavar="TIME",
                    help="length of one retransmission time-out (default: 1s, the thesis')")
     p.add_argument("--ecn", action="store_true",
-                   help="mark instead of drop: tc 'ecn harddrop', ns-3 UseEcn; predictions count marks as drops")
+                   help="mark instead of drop: tc 'ecn harddrop', ns-3 UseEcn; predictions print drops and marks apart")
+    p.add_argument("--gentle", action="store_true",
+                   help="gentle RED (ns-3 Gentle; Linux's RED has none): predictions and --check follow it")
     p.add_argument("--adaptive", action="store_true",
                    help="tc 'adaptive' (max_p adapts within 1-50 %%); predictions are for the starting max_p")
     p.add_argument("--check", action="store_true",
@@ -206,7 +212,10 @@ def _droptail_parser(commands):
     _add(p, "buffer", group=target)
     target.add_argument("--delay", metavar="TIME", help="target queueing delay of a full buffer: 20ms, 0.1s")
     p.add_argument("--policy", default="droptail", choices=("droptail", "random-drop"),
-                   help="queue policy: droptail (Eq. 5.6) or random-drop (Eq. 5.7) (default: droptail)")
+                   help="queue policy: droptail or random-drop (default: droptail)")
+    p.add_argument("--model", default="P3", choices=droptail.MODELS,
+                   help="model of tcpmodels.droptail.equilibrium: P3 (most accurate) or P1 (Eq. 5.6/5.7 as "
+                        "published) (default: P3)")
     _add(p, "dev", default="DEV")
     _output_options(p)
 
@@ -263,7 +272,8 @@ def _buffer(args, packet_size):
 
 def _tc(args):
     return dict(min_th=_value(args, "min_th", _nonnegative), limit=_value(args, "limit", units.parse_size),
-                dev=args.dev, max_delay=_value(args, "max_delay", _time))
+                dev=args.dev, max_delay=_value(args, "max_delay", _time),
+                stability_margin=_value(args, "stability_margin", units.parse_number))
 
 
 def _nonnegative(text, option):
@@ -295,7 +305,7 @@ def _run_red(args):
         lk["bandwidth"], lk["rtt"], _value(args, "flows", units.parse_count),
         loss_rate=_value(args, "loss", units.parse_fraction), buffer=_buffer(args, lk["packet_size"]),
         packet_size=lk["packet_size"], model=args.model, sender=args.sender,
-        rto=_value(args, "rto", _time), ecn=args.ecn, adaptive=args.adaptive, **tc)
+        rto=_value(args, "rto", _time), ecn=args.ecn, adaptive=args.adaptive, gentle=args.gentle, **tc)
     if not args.check:
         return setting, lambda s: report.text_red(s, tc["max_delay"])
     scenario = calculator.red_scenario(setting)
@@ -321,7 +331,7 @@ def _run_droptail(args):
         lk["bandwidth"], lk["rtt"], _value(args, "flows", units.parse_count),
         loss_rate=_value(args, "loss", units.parse_fraction), buffer=_buffer(args, lk["packet_size"]),
         delay=_value(args, "delay", _time), packet_size=lk["packet_size"], policy=args.policy,
-        dev=args.dev), report.text_droptail
+        dev=args.dev, model=args.model), report.text_droptail
 
 
 def _run_hstcp(args):

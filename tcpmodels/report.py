@@ -41,21 +41,62 @@ _TC_TITLE = "Linux tc (thresholds in bytes; passes iproute2's checks and the ker
 def _settings_lines(tc, ns3, limitations):
     out = ["", _TC_TITLE, "  " + tc.command]
     out += [f"  note: {n}" for n in tc.notes]
-    out += ["", f"ns-3 RedQueueDisc (QW = 2^-{tc.ewma_log}, the weight tc derives; LinkBandwidth as tc's; "
-                "Gentle and Wait off so that ns-3 drops as tc and the model do):"]
+    spacing = ("Wait off so that ns-3 spaces drops as tc and the model do; Gentle on: the predictions' gentle RED, "
+               "which tc cannot express" if ns3.Gentle else
+               "Gentle and Wait off so that ns-3 drops as tc and the model do")
+    out += ["", f"ns-3 RedQueueDisc (QW = 2^-{tc.ewma_log}, the weight tc derives; LinkBandwidth as tc's; {spacing}):"]
     out += ["  " + line for line in ns3.code.splitlines()]
     out += ["", "What tc cannot express:"] + [f"  - {text}" for text in limitations]
     return out
 
 
-def _prediction_lines(p, model, sender):
+def _signal_lines(p, ecn):
+    if not ecn:
+        return [f"  loss rate             {_pct(p.loss_rate)}"]
+    return [f"  drops                 {_pct(p.loss_rate)} (forced, above max)",
+            f"  ECN marks             {_pct(p.mark_rate)} (congestion signal: {_pct(p.loss_rate + p.mark_rate)})"]
+
+
+def _margins(gain, phase, period=None):
+    phase = "none (loop gain below 1)" if phase == float("inf") else f"{phase:.0f} deg"
+    tail = "" if period is None else f", period {period:.2g} s"
+    return f"gain margin {gain:.2f}, phase margin {phase}{tail}"
+
+
+def _stability_lines(p, margin):
+    head = f"  stable                {_STABLE_WORD[p.stability]}"
+    if p.stability == "no verdict":
+        return [head + " (RED's forced drops or windows < 4 packets: outside the linearized loop)"]
+    return [f"{head} ({_margins(p.gain_margin, p.phase_margin, p.period)}; required gain margin {margin:g})"]
+
+
+_STABLE_WORD = {"stable": "yes", "below margin": "yes, below the required margin", "unstable": "no",
+                "no verdict": "no verdict", "-": "-"}
+
+
+def _remedy_lines(remedies, ecn):
+    out = []
+    for r in remedies:
+        what = (f"max_p {r.max_p:.4g}" if r.change == "max_p" else
+                f"weight 2^-{r.ewma_log} (the average follows the queue over {_ms(r.averaging_time)})")
+        signal = f"{_pct(r.loss_rate)} loss" + (f" + {_pct(r.mark_rate)} marks" if ecn else "")
+        out += [f"    {what}: {_margins(r.gain_margin, r.phase_margin)}; "
+                f"predicted {signal}, queue {r.queue:.0f} packets ({_ms(r.delay)})", f"      {r.command}"]
+    return out
+
+
+def _prediction_lines(p, model, sender, ecn=False):
     return [f"Predicted at {p.n_flows} flows (model {model} of tcpmodels.red.equilibrium, {sender} senders):",
-            f"  loss rate             {_pct(p.loss_rate)}",
+            *_signal_lines(p, ecn),
             f"  average queue         {p.queue:.0f} packets = {_ms(p.delay)} queueing delay",
             f"  buffer per flow       {p.queue_per_flow:.1f} packets",
             f"  time-outs per packet  {p.timeouts_per_packet:.2g}",
             f"  time in time-out      {_pct(p.timeout_fraction)}",
             f"  average window        {p.window:.1f} packets"]
+
+
+def _gain(x):
+    return "-" if x != x else f"{x:.2f}"
 
 
 def _range_line(setting):
@@ -64,7 +105,9 @@ def _range_line(setting):
         return f"  The setting does not work anywhere in this range ({', '.join(bad)})."
     lo, hi = setting.ok_range
     tail = f"; outside: {', '.join(bad)}" if bad else ""
-    return f"  Works for {lo}-{hi} flows{tail}."
+    stable = [p.n_flows for p in setting.sweep if p.stability == "stable"]
+    held = f"stable with the required margin at {stable[0]}-{stable[-1]} flows" if stable else "stable nowhere"
+    return f"  Works for {lo}-{hi} flows{tail}; {held}."
 
 
 def _rule_line(s):
@@ -72,6 +115,22 @@ def _rule_line(s):
         return (f"Rule: target loss {_pct(s.target_loss)} (Morris 1999, section 5.3.4: "
                 "max_th = 3/2 n pif(l, r), max_p = 3/4 l)")
     return f"Rule: fixed buffer max_th = {s.max_th:g} packets, max_p = 0.81 n^2/max_th^2 (section 5.3.4)"
+
+
+def _sweep_lines(s, max_delay):
+    """The N/4 ... 4N table of a RED setting, with its legend."""
+    marks = ("marks %",) if s.ecn else ()
+    rows = [(p.n_flows, f"{100 * p.loss_rate:.3g}", *((f"{100 * p.mark_rate:.3g}",) if s.ecn else ()),
+             f"{p.queue:.0f}", _num(1000 * p.delay), f"{p.queue_per_flow:.1f}", f"{p.timeouts_per_packet:.2g}",
+             _num(100 * p.timeout_fraction), p.stability, _gain(p.gain_margin), p.status) for p in s.sweep]
+    header = ("flows", "drops %" if s.ecn else "loss %", *marks, "queue", "delay ms", "pkt/flow", "TO/pkt",
+              "in TO %", "stability", "GM", "status")
+    return ["", "The same setting from N/4 to 4N flows (where it breaks):", _table(header, rows), _range_line(s),
+            f"  (forced drops: average queue at max_th; time-outs: {'drops + marks' if s.ecn else 'loss'} > "
+            f"{_pct(calculator.MAX_LOSS)}, windows < 4; long delay: queueing delay > {_ms(max_delay)} (--max-delay); "
+            f"excess queue: > {calculator.MAX_QUEUE_PER_FLOW:g} packets per flow;",
+            f"   stability: linearized TCP/RED loop at weight 2^-{s.tc.ewma_log} (red.stability), GM its gain "
+            f"margin; below margin: under {s.stability_margin:g} (--stability-margin))"]
 
 
 def text_red(s, max_delay):
@@ -94,16 +153,12 @@ def text_red(s, max_delay):
            f"  max_p   {s.max_p:8.4g}",
            f"  weight  {s.weight:8.4g} (2^-{s.tc.ewma_log}, the EWMA weight tc derives from burst {s.tc.burst})", ""]
     out += [f"Note: {text}" for text in s.notes] + ([""] if s.notes else [])
-    out += _prediction_lines(s.prediction, s.model, s.sender)
-    rows = [(p.n_flows, f"{100 * p.loss_rate:.3g}", f"{p.queue:.0f}", _num(1000 * p.delay),
-             f"{p.queue_per_flow:.1f}", f"{p.timeouts_per_packet:.2g}", _num(100 * p.timeout_fraction),
-             p.status) for p in s.sweep]
-    out += ["", "The same setting from N/4 to 4N flows (where it breaks):",
-            _table(("flows", "loss %", "queue", "delay ms", "pkt/flow", "TO/pkt", "in TO %", "status"), rows),
-            _range_line(s),
-            f"  (forced drops: average queue at max_th; time-outs: loss > {_pct(calculator.MAX_LOSS)}, "
-            f"windows < 4; long delay: queueing delay > {_ms(max_delay)} (--max-delay); "
-            f"excess queue: > {calculator.MAX_QUEUE_PER_FLOW:g} packets per flow)"]
+    out += _prediction_lines(s.prediction, s.model, s.sender, s.ecn) + _stability_lines(s.prediction,
+                                                                                        s.stability_margin)
+    if s.remedies:
+        out += [f"  To meet gain margin {s.stability_margin:g} at {s.n_flows} flows (P3 at the new setting):",
+                *_remedy_lines(s.remedies, s.ecn)]
+    out += _sweep_lines(s, max_delay)
     return "\n".join(out + _settings_lines(s.tc, s.ns3, s.limitations))
 
 
@@ -129,8 +184,17 @@ def text_fpq(s):
            f"  queue memory  {s.buffer} packets = {s.buffer_bytes} bytes (max_th at {s.max_flows} flows)", "",
            "Targets (Fig. 6.2) and the RED settings FPQ applies (Fig. 6.4):"]
     rows = [(r.n_flows, f"{r.queue:.0f}", f"{100 * r.loss_rate:.3g}", _num(1000 * r.delay),
-             f"{r.queue_per_flow:.1f}", f"{r.min_th:g}", f"{r.max_th:.0f}", f"{r.max_p:.3g}") for r in s.rows]
-    out.append(_table(("flows", "queue", "loss %", "delay ms", "pkt/flow", "min_th", "max_th", "max_p"), rows))
+             f"{r.queue_per_flow:.1f}", f"{r.min_th:g}", f"{r.max_th:.0f}", f"{r.max_p:.3g}", r.stability,
+             _gain(r.gain_margin)) for r in s.rows]
+    out.append(_table(("flows", "queue", "loss %", "delay ms", "pkt/flow", "min_th", "max_th", "max_p", "stability",
+                       "GM"), rows))
+    out += [f"  (stability: linearized TCP/RED loop at the tc line's weight 2^-{s.tc.ewma_log}; GM its gain margin, "
+            f"required {s.stability_margin:g}, --stability-margin)", "",
+            f"Stable at {s.n_flows} flows (the tc line's setting):",
+            *_stability_lines(s.verdict, s.stability_margin)]
+    if s.remedies:
+        out += [f"  To meet gain margin {s.stability_margin:g} at {s.n_flows} flows:",
+                *_remedy_lines(s.remedies, False)]
     out += _settings_lines(s.tc, s.ns3, s.limitations)
     out[out.index(_TC_TITLE)] = f"Linux tc, FPQ's setting frozen at {s.n_flows} flows " + _TC_TITLE[9:]
     return "\n".join(out)
@@ -152,15 +216,21 @@ def text_droptail(s):
     -------
     str
     """
-    eq = "Eq. 5.6" if s.policy == "droptail" else "Eq. 5.7"
     rows = [(_RULE_NAMES[r.rule], f"{r.buffer:.0f}", f"{r.buffer_bytes:.0f}", _num(1000 * r.max_delay),
-             f"{100 * r.loss_rate:.3g}", f"{r.queue_per_flow:.2f}") for r in s.rules]
+             f"{100 * r.loss_rate:.3g}", f"{r.queue:.0f}", _num(1000 * r.delay), f"{r.timeouts_per_packet:.2g}",
+             f"{r.queue_per_flow:.2f}", r.status) for r in s.rules]
     chosen = s.rules[0]
     out = [f"{s.policy} buffer for {s.n_flows} flows on a {_link_line(s.link)}",
-           f"Loss predicted by Morris 1999, {eq}; three buffer rules side by side:", "",
-           _table(("rule", "packets", "bytes", "full ms", "loss %", "pkt/flow"), rows), "",
-           f"Linux tc for the first row ({chosen.buffer:.0f} packets; pfifo counts packets, bfifo bytes):",
-           f"  {s.pfifo}", f"  {s.bfifo}"]
+           f"Predicted by tcpmodels.droptail.equilibrium, model {s.model}"
+           + (" (Eq. 5.6/5.7 as published)" if s.model == "P1" else "") + "; three buffer rules side by side:", "",
+           _table(("rule", "packets", "bytes", "full ms", "loss %", "queue", "delay ms", "TO/pkt", "pkt/flow",
+                   "status"), rows),
+           f"  (queue and delay: the average; status: time-outs: loss > {_pct(calculator.MAX_LOSS)} or the model's "
+           f"time-out warning; long delay: average delay > {_ms(calculator.MAX_DELAY)}; idle link: one overflow "
+           "empties the buffer)"]
+    out += [f"  note: {text}" for text in s.notes]
+    out += ["", f"Linux tc for the first row ({chosen.buffer:.0f} packets; pfifo counts packets, bfifo bytes):",
+            f"  {s.pfifo}", f"  {s.bfifo}"]
     if s.policy == "random-drop":
         out.append("  note: Linux has no random-drop queue; these lines drop from the tail (Eq. 5.6).")
     return "\n".join(out)
@@ -193,18 +263,19 @@ def text_example(e):
         "tcpmodels worked example: " + ("the thesis' standard link (Morris 1999, Fig. 3.2)" if standard
                                         else "your link (the thesis' standard link is 10mbit, 100ms, 576b)"),
         f"{_link_line(r.link)}; {r.n_flows} long-lived TCP flows.", "",
-        f"1. Drop-tail (Eq. 5.6): holding loss at {_pct(d.target_loss)} takes a {need.buffer:.0f}-packet "
-        f"buffer ({need.queue_per_flow:.1f} per flow, {_ms(need.max_delay)} when full).",
-        f"   One BDP ({bdp.buffer:.0f} packets) gives {_pct(bdp.loss_rate)} loss; BDP/sqrt(N) "
-        f"({root.buffer:.0f} packets) gives {_pct(root.loss_rate)}.",
-        *(["   With under 4 packets of buffer and wire per flow, flows time out and Eq. 5.6 over-states "
-           "that loss (section 5.2.1)."] if (root.buffer + r.link.bdp) < 4 * r.n_flows else []), "",
+        f"1. Drop-tail (droptail.equilibrium, {d.model}): holding loss at {_pct(d.target_loss)} takes a "
+        f"{need.buffer:.0f}-packet buffer ({need.queue_per_flow:.1f} per flow, average queue {_ms(need.delay)}; "
+        f"{need.status}).",
+        f"   One BDP ({bdp.buffer:.0f} packets) gives {_pct(bdp.loss_rate)} loss ({bdp.status}); BDP/sqrt(N) "
+        f"({root.buffer:.0f} packets) gives {_pct(root.loss_rate)} ({root.status}).", "",
         f"2. RED sized for {_pct(r.target_loss)} loss (section 5.3.4): min_th {r.min_th:g}, "
         f"max_th {r.max_th:g} packets, max_p {r.max_p:.3g}.",
         f"   Predicted (model {r.model}): loss {_pct(p.loss_rate)}, average queue {p.queue:.0f} packets "
         f"({_ms(p.delay)}), {p.queue_per_flow:.1f} packets per flow,",
         f"   {p.timeouts_per_packet:.2g} time-outs per packet, {_pct(p.timeout_fraction)} of the time in time-out.",
         "   " + _range_line(r).strip(),
+        f"   Stable (linearized loop, weight 2^-{r.tc.ewma_log}): {_STABLE_WORD[p.stability]}"
+        + ("" if p.stability == "no verdict" else f", gain margin {p.gain_margin:.2f}") + ".",
         f"   {r.tc.command}",
         f"   (EWMA weight 2^-{r.tc.ewma_log}: the largest Linux accepts for max {r.tc.max} bytes; "
         "the prediction is for this line.)" if r.tc.burst != (2 * r.tc.min + r.tc.max) // (3 * r.tc.avpkt)
@@ -273,7 +344,9 @@ def text_simulate(s):
         f"Simulated {sc.n_flows} {type(sc.sender).__name__} flows through {type(sc.queue).__name__} ({settings})",
         f"on a {_link_line(lk)}; {sc.duration:g} s, measured after {sc.warmup:g} s, seed {sc.seed}.", "",
         row("", "simulated", f"predicted {s.model}"),
-        row("loss rate", _pct(r.loss_rate), _pct(s.predicted_loss) if s.model else "-"),
+        *([row("drops + ECN marks", _pct(r.loss_rate), _pct(s.predicted_loss) if s.model else "-"),
+            row("ECN marks", _pct(r.mark_rate), predicted(_pct, "mark_rate"))] if getattr(sc.queue, "ecn", False)
+          else [row("loss rate", _pct(r.loss_rate), _pct(s.predicted_loss) if s.model else "-")]),
         row("average queue", f"{r.queue:.0f}", predicted("{:.0f}".format, "queue"), "  packets"),
         row("queueing delay", _ms(r.queue / lk.capacity), predicted(_ms, "delay")),
         row("utilization", _pct(r.utilization)),

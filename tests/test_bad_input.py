@@ -25,11 +25,11 @@ BASE = {
 OPTIONS = {
     "example": ["--bandwidth", "--rtt", "--packet-size", "--flows", "--loss"],
     "red": ["--bandwidth", "--rtt", "--packet-size", "--flows", "--loss", "--min-th", "--limit", "--dev",
-            "--model", "--sender", "--rto", "--max-delay"],
+            "--model", "--sender", "--rto", "--max-delay", "--stability-margin"],
     "red-buffer": ["--buffer"],
     "fpq": ["--bandwidth", "--rtt", "--packet-size", "--max-flows", "--flows", "--loss", "--ppf", "--bits",
-            "--t-clear", "--min-th", "--limit", "--dev", "--max-delay"],
-    "droptail": ["--bandwidth", "--rtt", "--packet-size", "--flows", "--buffer", "--policy", "--dev"],
+            "--t-clear", "--min-th", "--limit", "--dev", "--max-delay", "--stability-margin"],
+    "droptail": ["--bandwidth", "--rtt", "--packet-size", "--flows", "--buffer", "--policy", "--dev", "--model"],
     "droptail-delay": ["--delay"],
     "hstcp": ["--window", "--loss", "--points", "--kind"],
 }
@@ -73,6 +73,9 @@ SPECIFIC = [
     (["simulate", "example:standard_red", "--plot", ""], "--plot"),
     (["simulate", "example:standard_red", "--plot", "   "], "--plot"),
     (["simulate", ""], "cannot read"),
+    # A gain margin below 1 would call an unstable loop stable.
+    (["red", *LINK, "--flows", "300", "--loss", "0.02", "--stability-margin", "0.5"], "--stability-margin"),
+    (["fpq", *LINK, "--max-flows", "1400", "--stability-margin", "0.99"], "--stability-margin"),
 ]
 
 SCENARIO = 'n_flows = 10\nbandwidth = "10mbit"\nrtt = "100ms"\nduration = "20s"\n'

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from tcpmodels import TCPModelsWarning, calculator, droptail, fpq, hstcp, red, scenario_file, sim, tcp, units
+from tcpmodels import TCPModelsWarning, calculator, data, droptail, fpq, hstcp, red, scenario_file, sim, tcp, units
 from tcpmodels.calculator import kernel
 
 STANDARD = dict(bandwidth=10e6, rtt=0.1, packet_size=576)  # Morris (1999), Fig. 3.2
@@ -214,10 +214,10 @@ def test_droptail_three_rules_side_by_side():
     assert [r.rule for r in s.rules] == ["target-loss", "bdp", "bdp/sqrt(n)"]
     assert bdp.buffer == pytest.approx(217.01, abs=0.01)
     assert root.buffer == pytest.approx(217.01 / math.sqrt(300), abs=0.01)   # Appenzeller et al. 2004
-    # Round trip: the buffer for 2 % (rounded up to whole packets) gives 2 % back (0.76 rounds
-    # 0.87^2 = 0.7569: 0.41 %; one packet of 1546 is 0.13 % of loss).
-    assert target.loss_rate == pytest.approx(0.02, rel=0.006)
-    assert target.buffer == math.ceil(droptail.queue(300, 0.02) - s.link.bdp)
+    # The smallest whole-packet buffer whose P3 loss is at most 2 %: one packet less is above it.
+    around = droptail.equilibrium(300, [target.buffer - 1, target.buffer], rtt=0.1, capacity=s.link.capacity)
+    assert around.loss_rate[1] <= 0.02 < around.loss_rate[0] and target.loss_rate == around.loss_rate[1]
+    assert target.delay == pytest.approx(around.queue[1] / s.link.capacity)
     assert s.pfifo == f"tc qdisc add dev DEV root pfifo limit {target.buffer:.0f}"
     assert s.bfifo == f"tc qdisc add dev DEV root bfifo limit {target.buffer * 576:.0f}"
     assert bdp.loss_rate > target.loss_rate and root.loss_rate > bdp.loss_rate
@@ -227,9 +227,14 @@ def test_droptail_three_rules_side_by_side():
 def test_droptail_given_buffer_and_policy():
     s = calculator.droptail_sizing(n_flows=20, buffer=500, policy="random-drop", **STANDARD)
     assert s.rules[0].rule == "given" and s.rules[0].buffer == 500
-    with pytest.warns(TCPModelsWarning, match="fewer than 4 packets"):   # the user's own buffer warns
-        calculator.droptail_sizing(n_flows=300, buffer=217, **STANDARD)
-    assert s.rules[0].loss_rate == pytest.approx(droptail.loss_rate(20, 500, "random-drop", bdp=s.link.bdp))
+    assert s.rules[0].loss_rate == droptail.equilibrium(20, 500, rtt=0.1, capacity=s.link.capacity,
+                                                        policy="random-drop").loss_rate
+    # The model's warnings go into the status column and the notes, not the warnings system
+    # (pytest turns a TCPModelsWarning into an error): Eq. 5.6 (P1) below 4 packets of storage per flow.
+    p1 = calculator.droptail_sizing(n_flows=300, buffer=217, model="P1", **STANDARD)
+    assert p1.rules[0].status == "time-outs" and any("fewer than 4 packets" in n for n in p1.notes)
+    p3 = calculator.droptail_sizing(n_flows=300, buffer=217, **STANDARD)   # 12 % loss: time-outs
+    assert p3.model == "P3" and p3.rules[0].status == "time-outs" and p3.rules[0].loss_rate > calculator.MAX_LOSS
     with pytest.raises(ValueError, match="policy"):
         calculator.droptail_sizing(n_flows=20, buffer=500, policy="fifo", **STANDARD)
 
@@ -327,7 +332,8 @@ def test_simulate_sets_the_prediction_beside_the_run(tiny):
     s = calculator.simulate(tiny)
     assert s.model == "P3" and s.result.loss_rate >= 0 and s.result.trace is None
     q = s.scenario.queue
-    expected = calculator.predict(s.link, 10, q.min_th, q.max_th, q.max_p, sender="newreno")[0]
+    expected = calculator.predict(s.link, 10, q.min_th, q.max_th, q.max_p, sender="newreno", limit=q.limit,
+                                  weight=q.weight)[0]
     assert s.prediction == expected and s.predicted_loss == expected.loss_rate
     data = json.loads(json.dumps(calculator.jsonable(s), allow_nan=False))
     assert data["scenario"]["queue"]["type"] == "RED" and data["scenario"]["sender"]["type"] == "NewReno"
@@ -408,3 +414,155 @@ def test_adaptive_predictions_settle_in_the_target_band():
     eq = red.equilibrium(300, s.max_th, s.adapted_max_p, rtt=0.1, capacity=s.link.capacity, min_th=5)
     assert s.prediction.loss_rate == pytest.approx(eq.loss_rate)
     assert calculator.red_scenario(s).queue.max_p == s.adapted_max_p
+
+
+# ----------------------------------------------------------------------------- gentle RED and ECN
+
+def test_gentle_and_ecn_predictions_are_p3s(standard_red):
+    """--gentle and --ecn predict with red.equilibrium(gentle=, ecn=) at the printed limit (issue 16)."""
+    for flag in ("gentle", "ecn"):
+        s = calculator.red_setting(n_flows=300, loss_rate=0.02, **{flag: True}, **STANDARD)
+        n = np.array([p.n_flows for p in s.sweep])
+        eq = red.equilibrium(n, s.max_th, s.max_p, rtt=0.1, capacity=s.link.capacity, min_th=5,
+                             limit=s.tc.limit / 576, **{flag: True})
+        np.testing.assert_allclose([p.loss_rate for p in s.sweep], eq.loss_rate)
+        np.testing.assert_allclose([p.mark_rate for p in s.sweep], eq.mark_rate)
+        np.testing.assert_allclose([p.queue for p in s.sweep], eq.queue)
+        assert any(note.startswith(flag) for note in s.notes)
+    assert standard_red.prediction.mark_rate == 0.0
+    ecn = calculator.red_setting(n_flows=300, loss_rate=0.02, ecn=True, **STANDARD)
+    # Unsaturated ECN: every early decision is a mark, no drop and no time-out follows one.
+    assert ecn.prediction.loss_rate == 0 and ecn.prediction.mark_rate > 0 and ecn.prediction.timeouts_per_packet == 0
+    assert ecn.ns3.UseEcn and not ecn.ns3.Gentle
+    gentle = calculator.red_setting(n_flows=300, loss_rate=0.02, gentle=True, **STANDARD)
+    assert gentle.gentle and gentle.ns3.Gentle and calculator.red_scenario(gentle).queue.gentle
+    # Above max_th gentle RED ramps up instead of dropping everything: at 4N no forced drops.
+    assert standard_red.sweep[-1].status == "forced drops" != gentle.sweep[-1].status
+
+
+# ----------------------------------------------------------------------------- stability (issue 17)
+
+def test_stability_verdicts_are_red_stability_at_the_printed_weight(standard_red):
+    with pytest.warns(TCPModelsWarning, match="cannot reach 1 % loss"):
+        s = calculator.red_setting(1e9, 0.1, 300, loss_rate=0.01)
+    for setting in (standard_red, s):
+        n = np.array([p.n_flows for p in setting.sweep])
+        with warnings.catch_warnings():   # rows outside the model warn in the library: "no verdict" here
+            warnings.simplefilter("ignore", TCPModelsWarning)
+            st = red.stability(n, setting.link.rtt, setting.link.capacity, min_th=5, max_th=setting.max_th,
+                               max_p=setting.max_p, weight=2.0**-setting.tc.ewma_log, drop_spacing="count",
+                               delayed_ack=True)
+        labels = [p.stability for p in setting.sweep]
+        np.testing.assert_array_equal(labels == np.array("no verdict"), ~st.valid)
+        np.testing.assert_allclose([p.gain_margin for p in setting.sweep], st.gain_margin)
+        np.testing.assert_allclose([p.period for p in setting.sweep], st.period)
+        for p, stable in zip(setting.sweep, st.stable, strict=True):
+            expected = "stable" if p.gain_margin >= 1.2 else "below margin" if stable else "unstable"
+            assert p.stability == expected or p.stability == "no verdict"
+    # 1 Gbit/s, 100 ms: stable at 300 flows; fewer flows destabilize it (Low et al. 2003).
+    assert s.prediction.stability == "stable" and s.sweep[0].stability == "unstable"
+    gm = [p.gain_margin for p in s.sweep]
+    assert gm == sorted(gm)
+
+
+def test_stability_margin_is_required_and_checked(standard_red):
+    gm = standard_red.prediction.gain_margin
+    strict = calculator.red_setting(n_flows=300, loss_rate=0.02, stability_margin=gm * 1.01, **STANDARD)
+    assert strict.prediction.stability == "below margin" and strict.stability_margin == gm * 1.01
+    assert standard_red.stability_margin == calculator.DEFAULT_MARGIN and standard_red.prediction.stability == "stable"
+    for bad in (0.5, 0, -1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="stability_margin"):
+            calculator.red_setting(n_flows=300, loss_rate=0.02, stability_margin=bad, **STANDARD)
+
+
+def test_unstable_setting_gets_the_nearest_max_p_that_meets_the_margin():
+    with pytest.warns(TCPModelsWarning, match="cannot reach 1 % loss"):
+        s = calculator.red_setting(100e6, 0.2, 100, loss_rate=0.01, packet_size=576)
+    assert s.prediction.stability == "unstable"
+    (fix,) = [r for r in s.remedies if r.change == "max_p"]
+    assert fix.max_p < s.max_p and fix.gain_margin >= 1.2 and fix.weight == s.weight
+    # Nearest: the next printable max_p above it (one 4-significant-figure step, < 2 %) misses the margin.
+    above = calculator.stability.verdict(s.link, 100, 5, s.max_th, fix.max_p * 1.02, s.weight)
+    assert above.gain_margin < 1.2
+    # Its cost is P3 at the new setting; its line is one Linux accepts, with the printed weight.
+    eq = red.equilibrium(100, s.max_th, fix.max_p, rtt=0.2, capacity=s.link.capacity, min_th=5,
+                         limit=s.tc.limit / 576)
+    assert (fix.loss_rate, fix.queue) == (eq.loss_rate, eq.queue) and fix.queue > s.prediction.queue
+    assert kernel.kernel_accepts(fix.command).Wlog == s.tc.ewma_log
+    assert any("stability: unstable" in note for note in s.notes)
+
+
+def test_weight_remedy_is_a_weight_tc_can_carry():
+    # 10 Mbit/s, 200 ms, 10 flows, RED 5/500/0.02 at Wlog 9 is unstable; less averaging (Wlog 6) holds it:
+    # there RED's low-pass is not the slowest pole, and its lag hurts.
+    lk = calculator.link(10e6, 0.2, 576)
+    (fix,) = [r for r in calculator.stability.remedies(lk, 10, 5, 500, 0.02, 9) if r.change == "weight"]
+    assert fix.ewma_log == 6 and fix.weight == 2.0**-6 and fix.gain_margin >= 1.2 and fix.max_p == 0.02
+    assert kernel.kernel_accepts(fix.command).Wlog == 6
+    assert calculator.stability.verdict(lk, 10, 5, 500, 0.02, 2.0**-7).gain_margin < 1.2   # nearest
+    assert fix.averaging_time == pytest.approx(64 / lk.capacity)
+
+
+def test_no_verdict_outside_the_model_and_no_remedy():
+    # The standard setting at 4N: 20 % loss, windows under 4 packets, outside the linearized model.
+    with pytest.warns(TCPModelsWarning, match="design point"):
+        s = calculator.red_setting(n_flows=1200, buffer=2156, **STANDARD)
+    assert s.prediction.stability == "no verdict" and math.isnan(s.prediction.gain_margin)
+    assert s.remedies == () and any("no verdict" in note for note in s.notes)
+
+
+def test_fpq_rows_carry_fpqs_stability():
+    s = calculator.fpq_setting(10e6, 0.2, 1400, packet_size=576)
+    n = np.array([r.n_flows for r in s.rows])
+    p = fpq.red_params(n, s.link.bdp)
+    st = red.stability(n, 0.2, s.link.capacity, min_th=5, max_th=p.max_th, max_p=p.max_p, weight=s.tc.weight,
+                       drop_spacing="count", delayed_ack=True)
+    np.testing.assert_allclose([r.gain_margin for r in s.rows], st.gain_margin)
+    assert all(r.stability == "stable" for r in s.rows) and s.remedies == ()
+    assert s.verdict.n_flows == 1400 and s.verdict.stability == "stable"
+
+
+def test_simulate_predicts_ecn_and_gentle_queues_with_p3():
+    queue = sim.RED(min_th=5, max_th=500, max_p=0.02, ecn=True, gentle=True)
+    scenario = sim.Scenario(n_flows=50, bandwidth=10e6, rtt=0.1, packet_size=576, queue=queue,
+                            sender=sim.NewReno(ecn=True), duration=4.0, warmup=1.0)
+    s = calculator.simulate(scenario)
+    eq = red.equilibrium(50, 500, 0.02, rtt=0.1, capacity=s.link.capacity, min_th=5, ecn=True, gentle=True,
+                         limit=queue.limit)
+    assert (s.prediction.loss_rate, s.prediction.mark_rate) == (eq.loss_rate, eq.mark_rate) and eq.mark_rate > 0
+    # The simulator's loss_rate counts drops and marks: the prediction beside it does too.
+    assert s.predicted_loss == eq.loss_rate + eq.mark_rate and s.result.mark_rate > 0
+
+
+def test_operating_point_at_min_th_gets_no_verdict_not_an_error():
+    # 15 Gbit/s, 1 s, one flow: RED's smallest drop rate above min_th already holds a window this large,
+    # so the fluid model's operating point sits at min_th, where red.stability has no root to bracket
+    # (found by the property test over links in test_tc_kernel.py).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TCPModelsWarning)   # the target is out of reach with so few flows
+        s = calculator.red_setting(15048647793.0, 1.0, 4, loss_rate=0.0625, packet_size=576)
+    assert s.sweep[0].n_flows == 1 and s.sweep[0].stability == "no verdict"
+    assert all(p.stability in ("stable", "below margin", "unstable", "no verdict") for p in s.sweep)
+
+
+def test_default_margin_against_the_ns3_dynamics_runs():
+    """The verdicts at a weight tc can print (2^-9, nearest the runs' 0.002) against ns3_red_dynamics.csv.
+
+    V2 and V3 swing in ns-3 (queue empty 17 % and 15 % of the time): unstable.  V4 settles cleanly
+    (3.5 % empty): it meets the default margin, which is chosen so (docs/cli.md).  V1 settles with a
+    small cycle: the loop sits within 15 % of the boundary, the band where the fluid model and the
+    linear verdict may disagree (README, "RED dynamics": within 10 % on a 12 x 12 grid).
+    """
+    t = data.table("ns3_red_dynamics")
+    verdicts = {}
+    for i, run in enumerate(t["run"]):
+        lk = calculator.link(t["bandwidth_bps"][i], (t["rtt_min_s"][i] + t["rtt_max_s"][i]) / 2, t["packet_size"][i])
+        verdicts[run] = calculator.stability.verdict(lk, t["flows"][i], t["min_th"][i], t["max_th"][i],
+                                                     t["max_p"][i], 2.0**-9)
+    assert verdicts["V2"].stability == verdicts["V3"].stability == "unstable"
+    assert verdicts["V4"].stability == "stable" and verdicts["V4"].gain_margin >= calculator.DEFAULT_MARGIN
+    assert verdicts["V1"].gain_margin == pytest.approx(1.0, abs=0.15)
+    # The period the loop predicts for the swinging runs: within 15 % of ns-3's dominant period (the
+    # linearization leaves out the queueing delay's own dynamics; measured 1.15 vs 1.27 s and 2.34 vs 2.33 s).
+    for run in ("V2", "V3"):
+        assert verdicts[run].period == pytest.approx(t["dominant_period_s"][list(t["run"]).index(run)], rel=0.15)

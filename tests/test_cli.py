@@ -71,7 +71,8 @@ def test_red_json_is_the_calculator_result(capsys):
     expected = calculator.jsonable(calculator.red_setting(10e6, 0.1, 300, loss_rate=0.02))
     assert data == expected
     assert set(data["prediction"]) == {"n_flows", "loss_rate", "queue", "delay", "queue_per_flow",
-                                       "timeouts_per_packet", "timeout_fraction", "window", "status"}
+                                       "timeouts_per_packet", "timeout_fraction", "window", "mark_rate",
+                                       "stability", "gain_margin", "phase_margin", "period", "status"}
 
 
 @pytest.mark.parametrize("option, tc_style, plain", [
@@ -163,7 +164,7 @@ def test_simulate_prints_summary_json_and_plot(capsys, scenario, tmp_path):
     png = tmp_path / "run.png"
     status, out, err = run(capsys, ["simulate", str(scenario), "--plot", str(png)])
     assert status == 0
-    for text in ("Simulated 10", "DropTail", "loss rate", "Eq. 5.6", "utilization", "Jain index"):
+    for text in ("Simulated 10", "DropTail", "loss rate", "P3 (droptail)", "utilization", "Jain index"):
         assert text in out
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     status, out, err = run(capsys, ["simulate", str(scenario), "--json"])
@@ -215,9 +216,17 @@ def test_help_names_units(capsys, name):
 
 
 def test_model_warnings_reach_stderr_as_one_line_each(capsys):
-    status, out, err = run(capsys, ["droptail", *LINK, "--flows", "300", "--buffer", "217"])
-    assert status == 0 and "one BDP" in out
-    assert err.startswith("tcpmodels droptail: warning: fewer than 4 packets")
+    status, out, err = run(capsys, ["red", *LINK, "--flows", "1", "--loss", "0.02"])
+    lines = err.splitlines()
+    assert status == 0 and lines and all(line.startswith("tcpmodels red: warning: ") for line in lines)
+    assert len(lines) == len(set(lines))
+
+
+def test_droptail_model_warnings_go_to_the_status_column(capsys):
+    # Eq. 5.6 (P1) warns below 4 packets of storage per flow: the row says so, stderr stays quiet.
+    status, out, err = run(capsys, ["droptail", *LINK, "--flows", "300", "--buffer", "217", "--model", "P1"])
+    assert status == 0 and err == "" and "note: given: fewer than 4 packets" in out
+    assert out.split("given buffer", 1)[1].splitlines()[0].rstrip().endswith("time-outs")
 
 
 def test_python_dash_m(capsys, monkeypatch):
@@ -247,8 +256,10 @@ def test_csv_on_every_table(capsys, name):
     assert len(rows) >= 2 and all(rows[0].keys() == r.keys() for r in rows)
     _, data, _ = run(capsys, COMMANDS[name] + ["--json"])
     table = json.loads(data)[{"red": "sweep", "fpq": "rows", "droptail": "rules", "hstcp": "rows"}[name]]
-    assert [float(r[k]) for r in rows for k in r if isinstance(table[0][k], float)] == pytest.approx(
-        [t[k] for t in table for k in t if isinstance(t[k], float)], rel=1e-12)
+    # null in JSON (NaN, inf: no stability verdict, no gain crossover) is an empty CSV field.
+    assert all(r[k] == "" for r, t in zip(rows, table, strict=True) for k in r if t[k] is None)
+    assert [float(r[k]) for r, t in zip(rows, table, strict=True) for k in r if isinstance(t[k], float)] == \
+        pytest.approx([t[k] for t in table for k in t if isinstance(t[k], float)], rel=1e-12)
 
 
 def test_example_list_and_simulate_example(capsys):
@@ -312,3 +323,41 @@ def test_full_disk_is_one_line_and_nonzero():
                               stderr=subprocess.PIPE, text=True, timeout=60)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.count("\n") == 1 and "cannot write the output" in done.stderr
+
+
+def test_red_says_whether_the_setting_is_stable_and_how_to_fix_it(capsys):
+    status, out, err = run(capsys, RED)
+    assert status == 0 and "  stable                yes (gain margin " in out and "required gain margin 1.2" in out
+    assert "stability" in out and "GM" in out        # the table's columns
+    # Unstable at its design point: the nearest max_p meeting the margin, its cost and its tc line.
+    argv = ["red", "--bandwidth", "100mbit", "--rtt", "200ms", "--flows", "100", "--loss", "0.01",
+            "--packet-size", "576b", "--json"]
+    status, out, err = run(capsys, argv)
+    data = json.loads(out)
+    assert status == 0 and data["prediction"]["stability"] == "unstable" and data["stability_margin"] == 1.2
+    (fix,) = data["remedies"]
+    assert fix["change"] == "max_p" and fix["gain_margin"] >= 1.2 and fix["command"].startswith("tc qdisc add")
+    status, out, err = run(capsys, argv[:-1])
+    assert "  stable                no (gain margin 0." in out and "To meet gain margin 1.2 at 100 flows" in out
+    assert f"max_p {fix['max_p']:.4g}: gain margin" in out and fix["command"] in out
+    status, out, err = run(capsys, argv[:-1] + ["--stability-margin", "2"])
+    assert "To meet gain margin 2 at 100 flows" in out
+
+
+def test_gentle_and_ecn_on_the_command_line(capsys):
+    status, out, err = run(capsys, RED + ["--ecn"])
+    assert status == 0 and "  drops                 0 % (forced, above max)" in out
+    assert "  ECN marks             " in out and "marks %" in out
+    status, out, err = run(capsys, RED + ["--gentle", "--json"])
+    data = json.loads(out)
+    assert status == 0 and data["gentle"] is True and data["ns3"]["Gentle"] is True
+    assert "Gentle on" in run(capsys, RED + ["--gentle"])[1]
+
+
+def test_fpq_and_droptail_print_the_new_columns(capsys):
+    status, out, err = run(capsys, COMMANDS["fpq"])
+    assert status == 0 and "Stable at 1400 flows (the tc line's setting):" in out and "stability" in out
+    status, out, err = run(capsys, COMMANDS["droptail"])
+    assert status == 0 and "tcpmodels.droptail.equilibrium, model P3" in out and "status" in out
+    data = json.loads(run(capsys, COMMANDS["droptail"] + ["--json", "--model", "P1"])[1])
+    assert data["model"] == "P1" and {"queue", "delay", "status", "timeouts_per_packet"} <= set(data["rules"][0])

@@ -14,6 +14,8 @@ asks for.  It holds no model of its own.  One job per module:
 ``tc``                    the Linux ``tc ... red`` line and what tc derives from it
 ``kernel``                ports of iproute2's and Linux's checks every printed line passes
 ``ns3``                   ns-3 ``RedQueueDisc`` attributes
+``stability``             will the printed setting hold its equilibrium: verdicts per flow count
+                          and the nearest max_p / weight that meet a gain margin
 ``simulation``            the simulator's run beside the prediction (:func:`simulate`)
 ``output``                results as plain JSON-ready Python (:func:`jsonable`)
 ========================  =====================================================================
@@ -58,6 +60,7 @@ from .sizing import (
     fpq_setting,
     red_setting,
 )
+from .stability import DEFAULT_MARGIN, Remedy, Verdict
 from .tc import LIMIT_FACTOR, TcRed, check_dev, max_threshold, tc_rate, tc_red
 
 __all__ = [
@@ -67,5 +70,5 @@ __all__ = [
     "DropTailSizing", "HSTCPRow", "HSTCPTable", "Simulation", "Example",
     "link", "predict", "tc_rate", "check_dev", "max_threshold", "tc_red", "ns3_red", "red_setting", "fpq_setting",
     "droptail_sizing", "hstcp_table", "load_scenario", "simulate", "red_scenario", "example", "jsonable",
-    "to_csv", "MAX_DELAY", "MAX_POINTS", "THESIS_PACKET_SIZE",
+    "to_csv", "MAX_DELAY", "MAX_POINTS", "THESIS_PACKET_SIZE", "DEFAULT_MARGIN", "Remedy", "Verdict",
 ]

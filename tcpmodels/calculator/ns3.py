@@ -53,7 +53,8 @@ class Ns3Red(Result):
     code: str
 
 
-def ns3_red(min_th, max_th, max_p, weight, packet_size, limit, bandwidth, *, ecn=False, adaptive=False):
+def ns3_red(min_th, max_th, max_p, weight, packet_size, limit, bandwidth, *, ecn=False, adaptive=False,
+            gentle=False):
     """ns-3 ``RedQueueDisc`` attributes for a RED setting (packet mode).
 
     Parameters
@@ -74,6 +75,8 @@ def ns3_red(min_th, max_th, max_p, weight, packet_size, limit, bandwidth, *, ecn
         ``UseEcn`` (with ``UseHardDrop``: forced drops stay drops).
     adaptive : bool, optional
         ``AdaptMaxP``.
+    gentle : bool, optional
+        ``Gentle`` (Linux's RED has none: only with ``tcpmodels red --gentle``).
 
     Returns
     -------
@@ -89,7 +92,7 @@ def ns3_red(min_th, max_th, max_p, weight, packet_size, limit, bandwidth, *, ecn
     """
     attrs = {"MinTh": float(min_th), "MaxTh": float(max_th), "LInterm": 1.0 / max_p, "QW": float(weight),
              "MeanPktSize": int(round(packet_size)), "MaxSize": f"{int(math.ceil(limit))}p",
-             "LinkBandwidth": f"{int(round(bandwidth))}bps", "Gentle": False, "Wait": False,
+             "LinkBandwidth": f"{int(round(bandwidth))}bps", "Gentle": bool(gentle), "Wait": False,
              "UseEcn": bool(ecn), "UseHardDrop": True, "AdaptMaxP": bool(adaptive)}
     kinds = {"MaxSize": 'QueueSizeValue (QueueSize ("{}"))', "LinkBandwidth": 'DataRateValue (DataRate ("{}"))'}
     kinds.update({float: "DoubleValue ({:.10g})", int: "UintegerValue ({})", bool: "BooleanValue ({})"})

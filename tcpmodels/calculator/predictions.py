@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _checks, hstcp, red, tcp
 from .._results import Result
+from .stability import DEFAULT_MARGIN, verdicts
 
 __all__ = ["DEFAULT_MODEL", "MODELS", "DEFAULT_SENDER", "SENDERS", "SWEEP_FACTORS", "MAX_LOSS",
            "MAX_QUEUE_PER_FLOW", "MAX_DELAY", "MAX_POINTS", "Prediction", "HSTCPRow", "HSTCPTable", "predict",
@@ -67,6 +68,21 @@ class Prediction(Result):
         Fraction of time a flow spends in time-out.
     window : float
         Average congestion window [packets].
+    mark_rate : float
+        Fraction of arriving packets ECN-marked (0 without ECN); the congestion
+        signal is ``loss_rate + mark_rate``.
+    stability : str
+        Whether the linearized loop holds this equilibrium at the printed
+        weight (:func:`tcpmodels.calculator.stability.verdicts`): ``"stable"``,
+        ``"below margin"`` (stable, gain margin under the required one),
+        ``"unstable"`` (the queue oscillates), ``"no verdict"`` (outside the
+        model: forced drops or windows under 4 packets), or ``"-"`` (no weight given).
+    gain_margin : float
+        Gain margin of the loop [-] (NaN without a verdict).
+    phase_margin : float
+        Phase margin [deg] (inf where the loop gain stays below 1).
+    period : float
+        Period of the oscillation the loop predicts [s].
     status : str
         ``"ok"``, or the first way the setting breaks at this load:
         ``"forced drops"`` (average queue at max_th), ``"time-outs"`` (loss above
@@ -83,8 +99,12 @@ class Prediction(Result):
     timeouts_per_packet: float
     timeout_fraction: float
     window: float
+    mark_rate: float
+    stability: str
+    gain_margin: float
+    phase_margin: float
+    period: float
     status: str
-
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,7 +154,7 @@ def _status(loss_rate, queue, delay, queue_per_flow, saturated, min_th, max_dela
 
 
 def predict(lk, n_flows, min_th, max_th, max_p, *, model=DEFAULT_MODEL, rto=1.0, sender=DEFAULT_SENDER,
-            max_delay=MAX_DELAY):
+            max_delay=MAX_DELAY, gentle=False, ecn=False, limit=None, weight=None, margin=DEFAULT_MARGIN):
     """Predict RED's equilibrium on a link for one or more flow counts.
 
     Parameters
@@ -155,6 +175,18 @@ def predict(lk, n_flows, min_th, max_th, max_p, *, model=DEFAULT_MODEL, rto=1.0,
         TCP sender whose time-out behaviour the P3 model uses.
     max_delay : float, optional
         Queueing delay above which a row's status is ``"long delay"`` [s].
+    gentle : bool, optional
+        Gentle RED (P3): the drop probability rises from max_p to 1 between
+        max_th and 2 max_th; ``"forced drops"`` then means the queue at `limit`.
+    ecn : bool, optional
+        ECN marking (P3): early decisions are marks, only drops at the cap
+        are losses (``loss_rate`` drops, ``mark_rate`` marks).
+    limit : float, optional
+        Hard queue limit [packets] (tc's ``limit``), >= max_th; caps the gentle ramp.
+    weight : float, optional
+        EWMA weight of the printed line: with it, each row gets a stability verdict.
+    margin : float, optional
+        Gain margin a row needs to be ``"stable"``.
 
     Returns
     -------
@@ -164,13 +196,18 @@ def predict(lk, n_flows, min_th, max_th, max_p, *, model=DEFAULT_MODEL, rto=1.0,
     max_delay = float(_checks.positive("max_delay", max_delay))
     n = np.atleast_1d(np.asarray(n_flows))
     eq = red.equilibrium(n, max_th, max_p, model=model, rtt=lk.rtt, capacity=lk.capacity,
-                         rto=rto, min_th=min_th, sender=sender)
+                         rto=rto, min_th=min_th, sender=sender, gentle=gentle, ecn=ecn, limit=limit)
     loss, queue = np.broadcast_arrays(eq.loss_rate, eq.queue)
     per_flow, delay = queue / n, queue / lk.capacity
-    status = _status(loss, queue, delay, per_flow, np.broadcast_to(eq.saturated, n.shape), min_th, max_delay)
+    # Windows shrink below 4 packets with the congestion signal, which with ECN is drops + marks.
+    status = _status(loss + eq.mark_rate, queue, delay, per_flow, np.broadcast_to(eq.saturated, n.shape), min_th,
+                     max_delay)
     columns = np.broadcast_arrays(loss, queue, delay, per_flow, eq.timeouts_per_packet,
-                                  eq.timeout_fraction, eq.window)
-    return tuple(Prediction(int(n[i]), *(float(c[i]) for c in columns), str(status[i]))
+                                  eq.timeout_fraction, eq.window, eq.mark_rate)
+    label, *loop = (np.full(n.shape, "-"), *np.full((3, n.size), np.nan)) if weight is None else \
+        verdicts(lk, n, min_th, max_th, max_p, weight, gentle=gentle, margin=margin)
+    return tuple(Prediction(int(n[i]), *(float(c[i]) for c in columns), str(label[i]),
+                            *(float(c[i]) for c in loop), str(status[i]))
                  for i in range(n.size))
 
 

@@ -57,7 +57,7 @@ def _refuse_impossible(scenario):
 
 
 def red_scenario(setting, *, sender=None, duration=CHECK_DURATION, seed=1):
-    """The simulator scenario of a printed RED setting: thresholds, max_p, weight, limit, ECN as printed.
+    """The simulator scenario of a printed RED setting: thresholds, max_p, weight, limit, ECN, gentle as printed.
 
     With ``adaptive``, max_p is the one adaptive RED settles at (the simulator has none).
 
@@ -80,7 +80,7 @@ def red_scenario(setting, *, sender=None, duration=CHECK_DURATION, seed=1):
     lk, tc = setting.link, setting.tc
     max_p = tc.probability if setting.adapted_max_p is None else setting.adapted_max_p   # no adaptive RED in sim
     queue = sim.RED(min_th=tc.min / tc.avpkt, max_th=tc.max / tc.avpkt, max_p=max_p, weight=tc.weight,
-                    buffer=tc.limit // tc.avpkt, ecn=setting.ecn)
+                    buffer=tc.limit // tc.avpkt, ecn=setting.ecn, gentle=setting.gentle)
     return sim.Scenario(n_flows=setting.n_flows, bandwidth=lk.bandwidth, rtt=lk.rtt, packet_size=lk.packet_size,
                         queue=queue, sender=sender_cls(ecn=setting.ecn), duration=float(duration),
                         warmup=CHECK_WARMUP * float(duration), seed=seed)
@@ -94,10 +94,10 @@ class Simulation(Result):
     result : tcpmodels.sim.SimResult
     link : Link
     model : str or None
-        What predicts the run: ``"P3"`` (etc.) for RED, ``"Eq. 5.6"`` for
-        drop-tail, None for other queues (no closed form here).
+        What predicts the run: ``"P3"`` (etc.) for RED (gentle and ECN too),
+        ``"P3 (droptail)"`` for drop-tail, None for other queues (no closed form here).
     predicted_loss : float or None
-        Predicted loss rate.
+        Predicted loss rate; with ECN drops plus marks, as the simulator's ``loss_rate`` counts them.
     prediction : Prediction or None
         The full RED prediction (queue, delay, time-outs, window); None otherwise.
     """
@@ -124,8 +124,9 @@ def simulate(scenario, *, trace=None):
     Returns
     -------
     Simulation
-        With the RED equilibrium (:data:`DEFAULT_MODEL`) predicted for a plain
-        RED queue and Eq. 5.6 (packets on the wire counted) for drop-tail.
+        With the RED equilibrium (:data:`DEFAULT_MODEL`, gentle and ECN as the
+        queue has them) predicted for a RED queue and :func:`tcpmodels.droptail.equilibrium`
+        (P3) for drop-tail.
     """
     if not isinstance(scenario, sim.Scenario):
         scenario = load_scenario(scenario)
@@ -136,11 +137,13 @@ def simulate(scenario, *, trace=None):
     lk = link(scenario.bandwidth, scenario.rtt, scenario.packet_size)
     queue, sender = scenario.queue, type(scenario.sender).__name__.lower()
     model = loss = prediction = None
-    if type(queue) is sim.RED and not queue.gentle and sender in SENDERS:
-        prediction = predict(lk, scenario.n_flows, queue.min_th, queue.max_th, queue.max_p, sender=sender)[0]
-        model, loss = DEFAULT_MODEL, prediction.loss_rate
+    if type(queue) is sim.RED and sender in SENDERS:
+        prediction = predict(lk, scenario.n_flows, queue.min_th, queue.max_th, queue.max_p, sender=sender,
+                             gentle=queue.gentle, ecn=queue.ecn, limit=queue.limit, weight=queue.weight)[0]
+        model, loss = DEFAULT_MODEL, prediction.loss_rate + prediction.mark_rate   # as sim counts: drops + marks
     elif type(queue) is sim.DropTail:
-        model, loss = "Eq. 5.6", float(droptail.loss_rate(scenario.n_flows, queue.buffer, bdp=lk.bdp))
+        model = "P3 (droptail)"
+        loss = float(droptail.equilibrium(scenario.n_flows, queue.buffer, rtt=lk.rtt, capacity=lk.capacity).loss_rate)
     return Simulation(scenario, result, lk, model, loss, prediction)
 
 

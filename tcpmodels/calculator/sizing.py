@@ -22,16 +22,20 @@ from . import kernel
 from .link import DEFAULT_MIN_TH, DEFAULT_PACKET_SIZE, THESIS_PACKET_SIZE, Link, flow_count, link
 from .ns3 import Ns3Red, ns3_red
 from .predictions import (
+    _DELAY,
     _FORCED,
+    _IDLE,
     _OK,
     _TIMEOUTS,
     DEFAULT_MODEL,
     DEFAULT_SENDER,
     MAX_DELAY,
+    MAX_LOSS,
     SWEEP_FACTORS,
     Prediction,
     predict,
 )
+from .stability import BELOW_MARGIN, DEFAULT_MARGIN, UNSTABLE, Verdict, remedies, verdict, verdicts
 from .tc import LIMIT_FACTOR, TcRed, check_dev, max_threshold, min_probability, tc_red
 
 __all__ = ["T_CLEAR_MIN", "BITS_PER_FLOW", "REDSetting", "FPQRow", "FPQSetting", "BufferRule",
@@ -80,6 +84,8 @@ class REDSetting(Result):
         simulation check use the same).
     ecn, adaptive : bool
         The tc flags ``ecn harddrop`` and ``adaptive``.
+    gentle : bool
+        Gentle RED (ns-3 ``Gentle``; the predictions follow it, tc has none).
     model : str
         Equilibrium model of :func:`tcpmodels.red.equilibrium` used for the predictions.
     sender : str
@@ -91,6 +97,11 @@ class REDSetting(Result):
     ok_range : tuple of int or None
         Smallest and largest flow count in `sweep` whose status is ``"ok"``
         (None when none is).
+    stability_margin : float
+        Gain margin the stability verdicts require.
+    remedies : tuple of Remedy
+        Where the design point is unstable or below the margin: the nearest
+        max_p and weight that meet it, with their cost.
     tc : TcRed
     ns3 : Ns3Red
     limitations : tuple of str
@@ -111,11 +122,14 @@ class REDSetting(Result):
     weight: float
     ecn: bool
     adaptive: bool
+    gentle: bool
     model: str
     sender: str
     prediction: Prediction
     sweep: tuple
     ok_range: object
+    stability_margin: float
+    remedies: tuple
     tc: TcRed
     ns3: Ns3Red
     limitations: tuple
@@ -139,6 +153,11 @@ class FPQRow(Result):
         Queueing delay at the target queue [s].
     queue_per_flow : float
         [packets].
+    stability : str
+        Verdict of the linearized loop at this row's setting and the tc
+        line's weight (:class:`Prediction`'s values).
+    gain_margin, phase_margin, period : float
+        [-], [deg], [s] (NaN without a verdict).
     """
 
     n_flows: int
@@ -149,6 +168,10 @@ class FPQRow(Result):
     max_p: float
     delay: float
     queue_per_flow: float
+    stability: str
+    gain_margin: float
+    phase_margin: float
+    period: float
 
 
 @dataclasses.dataclass(frozen=True)
@@ -178,6 +201,13 @@ class FPQSetting(Result):
         Targets at flow counts 1, 2, 5, 10, ... up to ``max_flows``.
     n_flows : int
         Flow count the fixed tc / ns-3 setting is computed for.
+    verdict : Verdict
+        Stability of the printed (frozen) setting at `n_flows`.
+    stability_margin : float
+        Gain margin the verdicts require.
+    remedies : tuple of Remedy
+        Where the frozen setting is unstable or below the margin at `n_flows`:
+        the nearest max_p and weight that meet it.
     tc : TcRed
     ns3 : Ns3Red
     limitations : tuple of str
@@ -194,6 +224,9 @@ class FPQSetting(Result):
     buffer_bytes: int
     rows: tuple
     n_flows: int
+    verdict: Verdict
+    stability_margin: float
+    remedies: tuple
     tc: TcRed
     ns3: Ns3Red
     limitations: tuple
@@ -217,9 +250,20 @@ class BufferRule(Result):
     max_delay : float
         Queueing delay of a full buffer [s].
     loss_rate : float
-        Predicted loss for the chosen policy (Eq. 5.6 drop-tail, 5.7 random-drop).
+        Predicted loss (:func:`tcpmodels.droptail.equilibrium`).
+    queue : float
+        Predicted average queue [packets].
+    delay : float
+        Average queueing delay, queue / capacity [s].
+    timeouts_per_packet : float
+        Predicted retransmission time-outs per packet sent.
     queue_per_flow : float
         Buffer per flow [packets].
+    status : str
+        ``"ok"``, or where the prediction is out of its depth: ``"idle link"``
+        (one overflow's window drop empties the buffer; the model's warning),
+        ``"time-outs"`` (loss above 3 %, or a model warning about time-outs),
+        ``"long delay"`` (average queueing delay above :data:`MAX_DELAY`).
     """
 
     rule: str
@@ -227,7 +271,11 @@ class BufferRule(Result):
     buffer_bytes: float
     max_delay: float
     loss_rate: float
+    queue: float
+    delay: float
+    timeouts_per_packet: float
     queue_per_flow: float
+    status: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -240,6 +288,8 @@ class DropTailSizing(Result):
     n_flows : int
     policy : str
         ``"droptail"`` or ``"random-drop"``.
+    model : str
+        Model of :func:`tcpmodels.droptail.equilibrium` the predictions use.
     target_loss : float or None
     target_delay : float or None
         Queueing delay of the full buffer asked for [s].
@@ -248,16 +298,20 @@ class DropTailSizing(Result):
         delay; whole packets), then one BDP, then BDP / sqrt(N).
     pfifo, bfifo : str
         Linux ``tc`` lines for the chosen buffer: in packets and in bytes.
+    notes : tuple of str
+        What the model said about the rows (its warnings, in full).
     """
 
     link: Link
     n_flows: int
     policy: str
+    model: str
     target_loss: object
     target_delay: object
     rules: tuple
     pfifo: str
     bfifo: str
+    notes: tuple
 
 
 @dataclasses.dataclass(frozen=True)
@@ -278,12 +332,12 @@ class Example(Result):
 
 
 
-def _renderings(lk, min_th, max_th, max_p, limit, dev, ecn=False, adaptive=False):
+def _renderings(lk, min_th, max_th, max_p, limit, dev, ecn=False, adaptive=False, gentle=False):
     """tc line and matching ns-3 attributes for one RED setting (the bandwidth tc is given in both)."""
     tc = tc_red(min_th, max_th, max_p, lk.packet_size, lk.bandwidth, limit=limit, dev=dev, ecn=ecn,
                 adaptive=adaptive)
     ns3 = ns3_red(min_th, max_th, max_p, tc.weight, lk.packet_size, tc.limit / tc.avpkt,
-                  units.parse_rate(tc.bandwidth, "bandwidth"), ecn=ecn, adaptive=adaptive)
+                  units.parse_rate(tc.bandwidth, "bandwidth"), ecn=ecn, adaptive=adaptive, gentle=gentle)
     return tc, ns3
 
 
@@ -337,13 +391,17 @@ def _adapted_max_p(lk, n_flows, min_th, max_th, **model):
     return _ADAPTIVE_GRID[np.argmin(np.abs(queue - (min_th + max_th) / 2), axis=1)]
 
 
-def _assumptions(ecn, adapted, max_p, n):
-    """What the predictions assume about the tc flags (the models predict plain RED)."""
+def _assumptions(ecn, gentle, adapted, max_p, n):
+    """What the predictions assume about the flags."""
     out = []
     if ecn:
-        out.append("ecn: the models predict plain (dropping) RED; with ECN the predicted loss rate is the "
-                   "rate of congestion signals (marks below max, drops above: harddrop), and the predicted "
-                   "time-outs are an upper bound, since marked packets are not lost.")
+        out.append("ecn: the predictions are P3 with ECN (red.equilibrium(ecn=True)): early decisions mark, "
+                   "windows halve at a mark but no time-out follows it; only drops above max (harddrop) are "
+                   "losses. Loss is drops, marks are apart; their sum is the congestion signal.")
+    if gentle:
+        out.append("gentle: the predictions, the ns-3 lines (Gentle=true) and --check are gentle RED (the drop "
+                   "probability rises from max_p to 1 between max and 2 max, capped by the limit); Linux's "
+                   "RED has no gentle mode, so the tc line drops every arrival above max.")
     if adapted is not None:
         out.append(f"adaptive: tc starts at max_p {max_p:.4g} and moves it every 500 ms within 1-50 % toward an "
                    "average queue between min + 0.4 (max - min) and min + 0.6 (max - min). The predictions are "
@@ -353,10 +411,26 @@ def _assumptions(ecn, adapted, max_p, n):
     return out
 
 
+def _stability_notes(here, margin, remedies, adaptive):
+    """What the report says when the design point is not stable with the required margin."""
+    if here.stability == "no verdict":
+        return ["stability: no verdict at the design point: the linearized loop's operating point lies in RED's "
+                "forced drops or has windows under 4 packets (time-outs), outside the model."]
+    if here.stability in ("stable", "-"):
+        return []
+    found = "; ".join(f"{r.change} {r.max_p:.4g}" if r.change == "max_p" else f"weight 2^-{r.ewma_log}"
+                      for r in remedies)
+    return [f"stability: {here.stability} at {here.n_flows} flows (gain margin {here.gain_margin:.2f}, required "
+            f"{margin:g}); " + (f"nearest settings that meet it: {found}." if found else
+                                f"no {'' if adaptive else 'smaller max_p or '}weight tc can carry meets it"
+                                + (" (adaptive RED moves max_p itself)" if adaptive else "")
+                                + ": change the thresholds.")]
+
+
 def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
                 packet_size=DEFAULT_PACKET_SIZE, min_th=DEFAULT_MIN_TH, model=DEFAULT_MODEL,
                 rto=1.0, sender=DEFAULT_SENDER, limit=None, dev="DEV", ecn=False, adaptive=False,
-                max_delay=MAX_DELAY):
+                max_delay=MAX_DELAY, gentle=False, stability_margin=DEFAULT_MARGIN):
     """Choose RED parameters for a link and flow count and predict what they do.
 
     Give exactly one of `loss_rate` (Morris' section 5.3.4 procedure) or
@@ -396,6 +470,11 @@ def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
         tc ``adaptive`` (ns-3 ``AdaptMaxP``); the predictions are for the max_p it settles at.
     max_delay : float, optional
         Queueing delay above which a prediction row is ``"long delay"`` [s].
+    gentle : bool, optional
+        Gentle RED (ns-3 ``Gentle``; Linux has none): the predictions follow it.
+    stability_margin : float, optional
+        Gain margin, >= 1, the setting needs to count as stable; below it, the
+        result's `remedies` say which max_p or weight would meet it.
 
     Returns
     -------
@@ -436,26 +515,39 @@ def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
                              f"0.81 N^2/max_th^2 gives max_p = {max_p:.3g} >= 1 (needs more than "
                              f"{math.ceil(0.9 * n)} packets)")
     max_th, max_p, notes = _printable(max_th, max_p, min_th, lk)
+    margin = _margin(stability_margin)
+    tc, ns3 = _renderings(lk, min_th, max_th, max_p, limit, dev, ecn, adaptive, gentle)
+    model = dict(model=model, rto=rto, sender=sender, gentle=bool(gentle), ecn=bool(ecn), limit=tc.limit / tc.avpkt)
     flows = sorted({max(1, int(round(n * f))) for f in SWEEP_FACTORS} | {n})
-    steady_p = (_adapted_max_p(lk, np.asarray(flows), min_th, max_th, model=model, rto=rto, sender=sender)
+    steady_p = (_adapted_max_p(lk, np.asarray(flows), min_th, max_th, **model)
                 if adaptive else np.full(len(flows), max_p))
-    sweep = predict(lk, flows, min_th, max_th, steady_p, model=model, rto=rto, sender=sender, max_delay=max_delay)
+    sweep = predict(lk, flows, min_th, max_th, steady_p, max_delay=max_delay, weight=tc.weight, margin=margin,
+                    **model)
     here = sweep[flows.index(n)]
     adapted = float(steady_p[flows.index(n)]) if adaptive else None
-    if rule == "target-loss" and not 0.5 * loss_rate <= here.loss_rate <= 2 * loss_rate:
+    if rule == "target-loss" and not 0.5 * loss_rate <= here.loss_rate + here.mark_rate <= 2 * loss_rate:
         _checks.warn_where(True, f"the target-loss rule cannot reach {100 * loss_rate:.3g} % loss with {n} "
-                                 f"flows on this link: the setting it gives predicts {100 * here.loss_rate:.3g} % "
+                                 f"flows on this link: the setting it gives predicts "
+                                 f"{100 * (here.loss_rate + here.mark_rate):.3g} % "
                                  "(size for the flow count you expect at peak, or use --buffer)")
     if here.status in (_FORCED, _TIMEOUTS):  # broken where it was sized for (a long delay shows in the table)
         _checks.warn_where(True, f"at its own design point ({n} flows) the setting's status is '{here.status}' "
                                  f"({100 * here.loss_rate:.3g} % loss, {1000 * here.delay:.0f} ms of queue): "
                                  "see the table of flow counts")
-    tc, ns3 = _renderings(lk, min_th, max_th, max_p, limit, dev, ecn, adaptive)
+    fixes = (remedies(lk, n, min_th, max_th, float(steady_p[flows.index(n)]), tc.ewma_log, margin=margin,
+                      vary_max_p=not adaptive, tc=dict(limit=tc.limit, dev=dev, ecn=ecn, adaptive=adaptive),
+                      **model)
+             if here.stability in (UNSTABLE, BELOW_MARGIN) else ())
     ok = [p.n_flows for p in sweep if p.status == _OK]
     return REDSetting(lk, n, rule, loss_rate, min_th, float(max_th), max_p, adapted, tc.weight, bool(ecn),
-                      bool(adaptive),
-                      model, sender, here, sweep, (ok[0], ok[-1]) if ok else None, tc, ns3,
-                      _LIMITATIONS_RED, tuple(notes + _assumptions(ecn, adapted, max_p, n)))
+                      bool(adaptive), bool(gentle), model["model"], sender, here, sweep,
+                      (ok[0], ok[-1]) if ok else None, margin, fixes, tc, ns3,
+                      _LIMITATIONS_RED, tuple(notes + _assumptions(ecn, gentle, adapted, max_p, n)
+                                              + _stability_notes(here, margin, fixes, adaptive)))
+
+
+def _margin(value):
+    return float(_checks.in_range("stability_margin", value, 1.0, np.inf, high_open=True))
 
 
 def _flow_grid(max_flows):
@@ -465,7 +557,8 @@ def _flow_grid(max_flows):
 
 
 def fpq_setting(bandwidth, rtt, max_flows, *, packet_size=DEFAULT_PACKET_SIZE, ppf=5.0, max_loss=0.016,
-                n_flows=None, bits=None, t_clear=None, min_th=DEFAULT_MIN_TH, limit=None, dev="DEV"):
+                n_flows=None, bits=None, t_clear=None, min_th=DEFAULT_MIN_TH, limit=None, dev="DEV",
+                stability_margin=DEFAULT_MARGIN):
     """FPQ targets and RED settings for flow counts up to `max_flows`, and how to count them.
 
     Parameters
@@ -497,6 +590,8 @@ def fpq_setting(bandwidth, rtt, max_flows, *, packet_size=DEFAULT_PACKET_SIZE, p
         tc hard limit [bytes].
     dev : str, optional
         Interface name for the tc line.
+    stability_margin : float, optional
+        Gain margin, >= 1, a row needs to count as stable.
 
     Returns
     -------
@@ -511,17 +606,25 @@ def fpq_setting(bandwidth, rtt, max_flows, *, packet_size=DEFAULT_PACKET_SIZE, p
     params = fpq.red_params(np.asarray(grid), lk.bdp, ppf=ppf, max_loss=max_loss, min_th=min_th)
     queue, loss, max_th, max_p = np.broadcast_arrays(params.queue, params.loss_rate, params.max_th,
                                                      params.max_p)
+    at = grid.index(design)
+    printed_th, printed_p, notes = _printable(math.ceil(max_th[at]), max_p[at], min_th, lk)
+    tc, ns3 = _renderings(lk, min_th, printed_th, printed_p, limit, dev)
+    margin = _margin(stability_margin)
+    loop = verdicts(lk, grid, min_th, max_th, max_p, tc.weight, margin=margin)  # FPQ's settings, tc's weight
     rows = tuple(FPQRow(f, float(queue[i]), float(loss[i]), float(min_th), float(max_th[i]),
-                        float(max_p[i]), float(queue[i] / lk.capacity), float(queue[i] / f))
+                        float(max_p[i]), float(queue[i] / lk.capacity), float(queue[i] / f), str(loop[0][i]),
+                        *(float(c[i]) for c in loop[1:]))
                  for i, f in enumerate(grid))
+    here = verdict(lk, design, min_th, printed_th, printed_p, tc.weight, margin=margin)   # the printed line
+    fixes = (remedies(lk, design, min_th, printed_th, printed_p, tc.ewma_log, margin=margin,
+                      tc=dict(limit=tc.limit, dev=dev), limit=tc.limit / tc.avpkt)
+             if here.stability in (UNSTABLE, BELOW_MARGIN) else ())
     v_max = int(_checks.whole("bits", bits, minimum=2)) if bits is not None else BITS_PER_FLOW * top
-    top_row, design_row = rows[-1], rows[grid.index(design)]
+    top_row = rows[-1]
     if t_clear is None:
         t_clear = max(T_CLEAR_MIN, 2.0 * (lk.rtt + top_row.delay))
     t_clear = float(_checks.positive("t_clear", t_clear, finite=True))
     buffer = math.ceil(top_row.max_th)
-    max_th, max_p, notes = _printable(math.ceil(design_row.max_th), design_row.max_p, min_th, lk)
-    tc, ns3 = _renderings(lk, min_th, max_th, max_p, limit, dev)
     if v_max < top:
         _checks.warn_where(True, f"bits ({v_max}) is fewer than max_flows ({top}): over 63 % of the bit vector "
                                  "is set at the peak, Eq. 6.1's count spreads widely, and a full vector says "
@@ -533,22 +636,59 @@ def fpq_setting(bandwidth, rtt, max_flows, *, packet_size=DEFAULT_PACKET_SIZE, p
                      "traffic at the link rate; it only caps bursts above max, so give a smaller --limit if "
                      "the router has less memory.")
     return FPQSetting(lk, top, float(ppf), float(max_loss), v_max, t_clear, math.ceil(v_max / 8),
-                      buffer, int(buffer * round(lk.packet_size)), rows, design, tc, ns3,
+                      buffer, int(buffer * round(lk.packet_size)), rows, design, here, margin, fixes, tc, ns3,
                       _LIMITATIONS_RED[:1] + (
                           "FPQ needs a live flow count, which tc does not keep: the tc and ns-3 lines "
                           f"freeze FPQ's setting at {design} flows; at other counts use the table.",
                           *notes))
 
 
+# What a drop-tail model warning means for a row's status.
+_WARNING_STATUS = (("idles", _IDLE), ("time-out", _TIMEOUTS), ("10 %", _TIMEOUTS))
+
+
+def _droptail_rule(lk, n, name, buffer, model):
+    """One buffer's prediction; the model's warnings become the row's status and notes, not stderr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", _checks.TCPModelsWarning)
+        e = droptail.equilibrium(n, buffer, rtt=lk.rtt, capacity=lk.capacity, **model)
+    said = [str(w.message) for w in caught if issubclass(w.category, _checks.TCPModelsWarning)]
+    labels = [label for text in said for key, label in _WARNING_STATUS if key in text]
+    labels += [_TIMEOUTS] if e.loss_rate > MAX_LOSS else []
+    labels += [_DELAY] if e.queue / lk.capacity > MAX_DELAY else []
+    rule = BufferRule(name, float(buffer), float(buffer * lk.packet_size), float(buffer / lk.capacity),
+                      float(e.loss_rate), float(e.queue), float(e.queue) / lk.capacity, float(e.timeouts_per_packet),
+                      float(buffer / n), labels[0] if labels else _OK)
+    return rule, said
+
+
+def _buffer_for_loss(lk, n, loss_rate, model):
+    """Smallest whole-packet buffer whose predicted loss is at most `loss_rate` (a vectorized search)."""
+    top = max(4.0 * float(droptail.queue(n, loss_rate)), 10.0 * lk.bdp, 100.0)   # Eq. 5.6's storage, with room
+    with warnings.catch_warnings():  # candidates outside a model's range are only candidates
+        warnings.simplefilter("ignore", _checks.TCPModelsWarning)
+        low, grid = 0.0, np.unique(np.ceil(np.geomspace(1.0, top, 400)))
+        for _ in range(2):  # a 4 % grid, then whole packets (at most 400) inside the step that crosses
+            loss = np.broadcast_to(droptail.equilibrium(n, grid, rtt=lk.rtt, capacity=lk.capacity, **model)
+                                   .loss_rate, grid.shape)
+            if not (loss <= loss_rate).any():
+                raise ValueError(f"loss_rate {loss_rate:g} needs more than {grid[-1]:.0f} packets of buffer for "
+                                 f"n_flows = {n} on this link")
+            i = int(np.argmax(loss <= loss_rate))
+            low, high = (grid[i - 1] if i else low), grid[i]
+            grid = np.unique(np.ceil(np.linspace(low + 1, high, min(400, int(high - low)))))
+    return float(high)
+
+
 def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, delay=None,
-                    packet_size=DEFAULT_PACKET_SIZE, policy="droptail", dev="DEV"):
-    """Drop-tail buffer for N flows by Morris' Eq. 5.6/5.7 beside the two classic rules.
+                    packet_size=DEFAULT_PACKET_SIZE, policy="droptail", dev="DEV", model="P3", sender=DEFAULT_SENDER,
+                    rto=1.0):
+    """Drop-tail buffer for N flows by :func:`tcpmodels.droptail.equilibrium` beside the two classic rules.
 
     Give exactly one of `loss_rate` (solve for the buffer), `delay` (the
     buffer a full queue drains in that time) or `buffer` (predict the loss).
-    The packets on the wire (one BDP) count as storage beside the buffer
-    (``droptail.loss_rate(..., bdp=)``, the thesis' Eq. 8.1), so on a long path
-    a smaller buffer gives the same loss.
+    The model counts the packets on the wire as storage beside the buffer
+    (the thesis' Eq. 8.1) and the queueing delay in the round trip.
 
     Parameters
     ----------
@@ -567,16 +707,23 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, del
     packet_size : int, optional
         [bytes].
     policy : {"droptail", "random-drop"}, optional
-        Which equation predicts loss: Eq. 5.6 (drop-tail) or Eq. 5.7 (random-drop).
+        Which end of the queue drops.
     dev : str, optional
         Interface name for the tc lines.
+    model : {"P3", "P2", "P1"}, optional
+        Model of :func:`tcpmodels.droptail.equilibrium`: P3 (default, the most
+        accurate), P2, or P1 (Eq. 5.6/5.7 as published).
+    sender : {"newreno", "reno", "tahoe"}, optional
+        Sender whose time-outs P3 models.
+    rto : float, optional
+        Length of one retransmission time-out [s].
 
     Returns
     -------
     DropTailSizing
         Rules: the chosen buffer, one BDP (the rule of thumb), BDP / sqrt(N)
-        (Appenzeller, Keslassy & McKeown 2004).  Only the chosen buffer's
-        prediction warns where Eq. 5.6 is unreliable; the comparison rows do not.
+        (Appenzeller, Keslassy & McKeown 2004).  The model's warnings go into
+        each row's status and the notes, not to the warnings system.
     """
     if sum(x is not None for x in (loss_rate, buffer, delay)) != 1:
         raise ValueError("give exactly one of loss_rate (target loss), delay (target delay) or buffer")
@@ -584,10 +731,11 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, del
     dev = check_dev(dev)
     n = flow_count("n_flows", n_flows)
     lk = link(bandwidth, rtt, packet_size)
+    kw = dict(model=_checks.choice("model", model, droptail.MODELS), policy=policy, sender=sender,
+              rto=float(_checks.positive("rto", rto, finite=True)))
     if loss_rate is not None:
         _checks.in_range("loss_rate", loss_rate, 0, 1, low_open=True, high_open=True)
-        # Eq. 5.6/5.7 give the flows' total storage; the wire holds one BDP of it.
-        first, name = float(droptail.queue(n, loss_rate, policy=policy)) - lk.bdp, "target-loss"
+        first, name = _buffer_for_loss(lk, n, float(loss_rate), kw), "target-loss"
     elif delay is not None:
         first, name = float(_checks.positive("delay", delay, finite=True)) * lk.capacity, "target-delay"
     else:
@@ -595,18 +743,14 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, del
     first = max(1, math.ceil(first - 1e-9))  # whole packets, as pfifo counts them
     if first > kernel.UINT_MAX // int(lk.packet_size):
         raise ValueError(f"buffer ({first} packets) does not fit tc's 32-bit byte count")
-    chosen = float(droptail.loss_rate(n, first, policy=policy, bdp=lk.bdp))
-    with warnings.catch_warnings():  # the comparison rows are not the user's choice
-        warnings.simplefilter("ignore", _checks.TCPModelsWarning)
-        others = np.array([lk.bdp, lk.bdp / math.sqrt(n)])
-        loss = np.broadcast_to(droptail.loss_rate(n, others, policy=policy, bdp=lk.bdp), others.shape)
-    rules = tuple(BufferRule(r, float(b), float(b * lk.packet_size), float(b / lk.capacity), float(p),
-                             float(b / n))
-                  for r, b, p in zip((name, "bdp", "bdp/sqrt(n)"), (first, *others), (chosen, *loss), strict=True))
+    rows = [_droptail_rule(lk, n, r, b, kw) for r, b in ((name, first), ("bdp", lk.bdp),
+                                                         ("bdp/sqrt(n)", lk.bdp / math.sqrt(n)))]
+    notes = dict.fromkeys(f"{rule.rule}: {text}" for rule, said in rows for text in said)
     size = int(first * int(lk.packet_size))
-    return DropTailSizing(lk, n, policy, loss_rate, None if delay is None else float(delay), rules,
+    return DropTailSizing(lk, n, policy, kw["model"], loss_rate, None if delay is None else float(delay),
+                          tuple(rule for rule, _ in rows),
                           f"tc qdisc add dev {dev} root pfifo limit {first}",
-                          f"tc qdisc add dev {dev} root bfifo limit {size}")
+                          f"tc qdisc add dev {dev} root bfifo limit {size}", tuple(notes))
 
 
 def example(bandwidth=10e6, rtt=0.1, n_flows=300, loss_rate=0.02, packet_size=THESIS_PACKET_SIZE):
@@ -631,9 +775,7 @@ def example(bandwidth=10e6, rtt=0.1, n_flows=300, loss_rate=0.02, packet_size=TH
     -------
     Example
     """
-    with warnings.catch_warnings():  # the example's text says where the classic buffers leave Eq. 5.6
-        warnings.simplefilter("ignore", _checks.TCPModelsWarning)
-        dt = droptail_sizing(bandwidth, rtt, n_flows, loss_rate=loss_rate, packet_size=packet_size)
+    dt = droptail_sizing(bandwidth, rtt, n_flows, loss_rate=loss_rate, packet_size=packet_size)
     rs = red_setting(bandwidth, rtt, n_flows, loss_rate=loss_rate, packet_size=packet_size)
     fq = fpq_setting(bandwidth, rtt, n_flows, packet_size=packet_size)
     return Example(dt, rs, fq.rows[-1])

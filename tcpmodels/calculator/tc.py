@@ -13,7 +13,8 @@ from .. import _checks
 from .._results import Result
 from . import kernel
 
-__all__ = ["LIMIT_FACTOR", "TcRed", "check_dev", "tc_rate", "tc_red", "max_threshold", "min_probability"]
+__all__ = ["LIMIT_FACTOR", "TcRed", "check_dev", "tc_rate", "tc_red", "max_threshold", "min_probability",
+           "wlog_range"]
 
 #: tc's hard ``limit`` as a multiple of ``max``: tc-red(8) asks for "a few times max".
 LIMIT_FACTOR = 4
@@ -193,6 +194,36 @@ def _tc_bandwidth(bandwidth):
     return rate, tc_rate(8 * rate), notes
 
 
+def wlog_range(min_th, max_th, packet_size, bandwidth):
+    """Smallest and largest Wlog a tc RED line with these thresholds can carry (EWMA weight 2**-Wlog).
+
+    The smallest comes from the smallest burst tc takes (min / avpkt); the
+    largest from the kernel's ``fls(max) + Wlog < 32`` and tc's idle damping table.
+
+    Parameters
+    ----------
+    min_th, max_th : float
+        Thresholds [packets].
+    packet_size : int
+        [bytes].
+    bandwidth : float
+        Link rate [bit/s].
+
+    Returns
+    -------
+    tuple of int
+
+    Examples
+    --------
+    >>> wlog_range(5, 500, 576, 10e6)     # fls(288000) = 19: Wlog at most 12
+    (1, 12)
+    """
+    avpkt = int(packet_size)
+    lo, hi = int(round(min_th * avpkt)), int(round(max_th * avpkt))
+    smallest = kernel.tc_red_eval_ewma(lo, -(-lo // avpkt), avpkt)
+    return max(1, smallest), _largest_wlog(lo, hi, avpkt, _tc_bandwidth(bandwidth)[0])
+
+
 def _largest_wlog(lo, hi, avpkt, rate):
     """Largest Wlog the kernel accepts for these thresholds and that tc can build a damping table for."""
     wlog = 31 - kernel.fls(hi)
@@ -214,7 +245,7 @@ def _burst_for(lo, avpkt, wlog, guideline):
 
 
 def tc_red(min_th, max_th, max_p, packet_size, bandwidth, *, limit=None, dev="DEV", ecn=False,
-           adaptive=False):
+           adaptive=False, ewma_log=None):
     """Render a RED setting as a Linux ``tc qdisc add ... red`` line the kernel accepts.
 
     Parameters
@@ -238,6 +269,10 @@ def tc_red(min_th, max_th, max_p, packet_size, bandwidth, *, limit=None, dev="DE
     adaptive : bool, optional
         Print ``adaptive`` (Floyd, Gummadi & Shenker 2001: max_p adapts every
         500 ms within 1-50 %); `max_p` is the starting value.
+    ewma_log : int, optional
+        Wlog to give the line (EWMA weight 2**-ewma_log) instead of the
+        guideline's: burst is then the largest that gives it.  At most the
+        largest the kernel accepts for these thresholds (:func:`wlog_range`).
 
     Returns
     -------
@@ -287,7 +322,13 @@ def tc_red(min_th, max_th, max_p, packet_size, bandwidth, *, limit=None, dev="DE
     wlog_guideline, wlog_top = kernel.tc_red_eval_ewma(lo, guideline, avpkt), _largest_wlog(lo, hi, avpkt, rate)
     if wlog_top < 1:
         raise ValueError(f"bandwidth {rate_text} is too slow for tc's RED idle damping with {avpkt}-byte packets")
-    burst = guideline if 0 < wlog_guideline <= wlog_top else _burst_for(lo, avpkt, wlog_top, guideline)
+    if ewma_log is not None:  # a chosen weight (a stability remedy): the largest burst that gives it
+        wlog = int(_checks.in_range("ewma_log", ewma_log, max(1, kernel.tc_red_eval_ewma(lo, -(-lo // avpkt), avpkt)),
+                                    wlog_top))
+        burst = _burst_for(lo, avpkt, wlog, 2 ** (wlog + 1))
+        guideline, wlog_guideline = burst, wlog
+    else:
+        burst = guideline if 0 < wlog_guideline <= wlog_top else _burst_for(lo, avpkt, wlog_top, guideline)
     flags = ("ecn", "harddrop") if ecn else ()
     flags += ("adaptive",) if adaptive else ()
     command = " ".join([f"tc qdisc add dev {dev} root red limit {lim} min {lo} max {hi} avpkt {avpkt} "
