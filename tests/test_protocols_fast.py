@@ -177,3 +177,24 @@ def test_ndca_bandwidth_is_the_estimators_law_one_step_at_a_time():
                                 variants.ndca_bandwidth(1e6, 3000, 2e-3, 0.2)])
     with pytest.raises(ValueError, match="gap"):
         variants.ndca_bandwidth(0.0, 1500, -1.0, 0.1)
+
+
+def test_large_windows_keep_float64_and_cost_does_not_follow_the_link_rate():
+    # Windows of thousands of packets: float32 would round a congestion-avoidance
+    # increment a(w)/w at w = 8400 (3e-3 of a packet) to 1e-3 of itself, so the
+    # dtype rule keeps float64 for these senders whatever the batch size.
+    from tcpmodels.sim.engine import _Engine
+    from tcpmodels.sim.flows import FLOAT32_FLOWS, state_dtype
+
+    assert state_dtype(FLOAT32_FLOWS, sim.HighSpeed().max_window, 100.0, 0.1) is np.float64
+    # One flow through a one-BDP buffer at 50 Mbit/s .. 2 Gbit/s: the same step
+    # and the same ACK ring (steps x flows), so the same work per simulated second.
+    shapes = set()
+    for bandwidth in (50e6, 500e6, 2e9):
+        s = sim.Scenario(n_flows=1, bandwidth=bandwidth, rtt=0.1, rtt_spread=0.0, packet_size=1500,
+                         queue=sim.DropTail(buffer=round(bandwidth / 12000 * 0.1)), sender=sim.HighSpeed(),
+                         duration=10.0, start_spread=0.0, warmup=1.0)
+        engine = _Engine([s], False)
+        assert engine.flows.real is np.float64
+        shapes.add((round(s.step, 9), engine.ring.L, engine.ring.N))
+    assert len(shapes) == 1
