@@ -142,9 +142,12 @@ def high_speed(repeat):
         goal = f"goal < 2 s: {'met' if t < 2 else 'NOT met'}; " if bandwidth == 500e6 else ""
         print(f"  {bandwidth / 1e6:6.0f} Mbit/s: {t:.2f} s wall ({goal}{t / base:.2f}x the 50 Mbit/s cost), "
               f"{round(s.duration / s.step)} steps of {s.step * 1e3:.1f} ms; {len(ev)} congestion events at "
-              f"window {ev.window.mean():.0f}, {ev.drops.mean():.0f} drops each")
+              f"window {ev.window.mean():.0f}, {ev.drops.mean():.0f} drops each, {r.flow_timeouts[0]:.0f} time-outs, "
+              f"utilization {r.utilization:.2f}")
     print("  The step follows the RTT and the buffer's drain time (0.1 s at every rate here), not the rate;")
-    print("  the per-step work is per flow, so the cost stays flat as the link speeds up.")
+    print("  the per-step work is per flow, so the cost stays flat as the link speeds up.  (From 1 Gbit/s the")
+    print("  one flow can fall into cycles of slow-start overshoot, a lost retransmission and a time-out: within")
+    print("  a step a burst's ACKs come back together, not spread over the burst's service time.)")
 
 
 if __name__ == "__main__":
