@@ -198,3 +198,14 @@ def test_large_windows_keep_float64_and_cost_does_not_follow_the_link_rate():
         assert engine.flows.real is np.float64
         shapes.add((round(s.step, 4), engine.ring.L, engine.ring.N))  # (buffers rounded to whole packets)
     assert len(shapes) == 1
+
+
+def test_mixed_groups_keep_their_own_receivers():
+    # The receivers delay ACKs per group: an ACWAP group with one ACK per
+    # packet beside Reno with delayed ACKs.
+    from tcpmodels.sim.engine import _Engine
+
+    s = sim.Scenario(n_flows=3, bandwidth=10e6, rtt=0.1, duration=5.0, warmup=1.0,
+                     senders=[(1, sim.ACWAP(delayed_ack=False)), (2, sim.Reno())])
+    ring = _Engine([s], False).ring
+    np.testing.assert_array_equal(ring.delayed, [0.0, 1.0, 1.0])
