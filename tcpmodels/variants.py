@@ -30,6 +30,7 @@ __all__ = [
     "acwap_a",
     "pacing_interval",
     "NDCABandwidthEstimator",
+    "ndca_bandwidth",
     "ndca_ssthresh",
     "ndca_hold",
     "ndca_increase",
@@ -416,6 +417,56 @@ class NDCABandwidthEstimator:
             self._pending_acks += m
             self._pending_bytes = float(cum[-1])
         return out
+
+
+def ndca_bandwidth(bandwidth, acked_bytes, gap, rtt, beta=1.0):
+    """One step of NDCA-TCP's bandwidth estimate for many flows at once, Park et al., Eq. 3-4.
+
+    Parameters
+    ----------
+    bandwidth : float or array_like
+        Previous estimate ``BW_{E,k-1}`` [bit/s], >= 0.
+    acked_bytes : float or array_like
+        Bytes newly acknowledged since then, ``PacketSize_k`` [bytes], >= 0.
+    gap : float or array_like
+        Time since the previous estimate, ``T_k`` [s], >= 0.
+    rtt : float or array_like
+        RTT of Eq. 3 [s], > 0 (BaseRTT in Fig. 4).
+    beta : float or array_like
+        Weight of Eq. 4 [-], in (0, 1]; 1 is Fig. 4's form (Eq. 3 alone).
+
+    Returns
+    -------
+    float or ndarray
+        The new estimate ``BW_{E,k}`` [bit/s].
+
+    Notes
+    -----
+    The same law as :class:`NDCABandwidthEstimator` (``form="equation"``),
+    one update over arrays of flows instead of a stream of one flow's ACKs:
+
+    .. math::
+
+        BW_{new} = \\frac{BW_{k-1} RTT + S_k}{RTT + T_k}, \\qquad
+        BW_k = (1 - \\beta) BW_{k-1} + \\beta BW_{new}.
+
+    Examples
+    --------
+    12 Mbit/s held for one more 1 ms gap of a 1500-byte ACK, RTT 0.1 s:
+
+    >>> ndca_bandwidth(12e6, 1500, 1e-3, 0.1)
+    12000000.0
+    >>> ndca_bandwidth([0.0, 12e6], 1500, 1e-3, 0.1, beta=0.5)
+    array([  59405.94...,  12000000.  ])
+    """
+    bw = _checks.nonnegative("bandwidth", bandwidth)
+    size = _checks.nonnegative("acked_bytes", acked_bytes)
+    t = _checks.nonnegative("gap", gap)
+    r = _checks.positive("rtt", rtt)
+    weight = _checks.in_range("beta", beta, 0.0, 1.0, low_open=True)
+    new = (bw * r + 8.0 * size) / (r + t)  # Eq. 3 (bytes to bits)
+    out = (1.0 - weight) * bw + weight * new  # Eq. 4
+    return _checks.scalar_or_array(out, bandwidth, acked_bytes, gap, rtt, beta)
 
 
 def ndca_ssthresh(bandwidth, rtt, packet_size):

@@ -19,7 +19,12 @@ from .result import CongestionEvents, GroupResult, SimResult
 from .scenario import FPQ, RED, REDI, CHOKe, DropTail, NewReno, RandomDrop, Reno, Scenario, Tahoe
 from .sweep import SweepTable, sweep
 
+# The high-speed senders (issue 13): their engines register themselves.
+from . import acwap, highspeed, ndca  # noqa: E402, F401  isort: skip
+from .scenario import ACWAP, NDCA, HighSpeed, Scalable  # noqa: E402  isort: skip
+
 __all__ = ["Scenario", "simulate", "SimResult", "GroupResult", "CongestionEvents",
            "DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ",
            "Tahoe", "Reno", "NewReno"]
 __all__ += ["sweep", "SweepTable"]
+__all__ += ["HighSpeed", "Scalable", "ACWAP", "NDCA"]

@@ -156,7 +156,7 @@ class _Engine:
         real = state_dtype(S * n, max_window.max(), first.duration, prop.min())
         self.flows = Flows(n, prop, self.capacity, max_window, start, real)
         worst_delay = (prop.max() + (self.limit / self.capacity).max() + dt) / dt
-        delayed = col([s.sender.delayed_ack for s in scenarios]) > 0
+        delayed = np.concatenate([s.per_flow(lambda p: p.delayed_ack) for s in scenarios]) > 0  # per group
         self.ring = AckRing(int(np.ceil(worst_delay)) + 3, S * n, real, delayed, DELAYED_ACK_TIMEOUT / dt)
         self.sender = make_sender(scenarios, self.flows, self.ring, dt)
         self.queue = make_queue(scenarios, rng, first.sender.ecn)

@@ -14,12 +14,13 @@ import warnings
 
 import numpy as np
 
-from .. import _checks, fpq, units
+from .. import _checks, fpq, hstcp, units, variants
 from .._checks import TCPModelsWarning
 from .._results import Result
 
 __all__ = ["DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ", "Tahoe", "Reno", "NewReno", "Scenario",
            "QUEUES", "SENDERS"]
+__all__ += ["HighSpeed", "Scalable", "ACWAP", "NDCA", "HIGH_SPEED_WINDOW"]
 
 
 # What a scenario may ask of the engine: flow-steps (steps x flows) and ACK-ring
@@ -454,8 +455,171 @@ _inherit_parameters(Tahoe, _Sender)
 _inherit_parameters(Reno, _Sender)
 _inherit_parameters(NewReno, _Sender)
 
+
+# --- High-speed senders (issue 13: RFC 3649, Kelly 2003, Su et al. 2006, Park et al.) -----------
+
+#: Default window cap of the high-speed senders [packets]: RFC 3649's High_Window,
+#: the largest window its response function is designed for (64 KB would cap
+#: them at Standard TCP's windows).
+HIGH_SPEED_WINDOW = int(hstcp.HIGH_WINDOW)
+
+
+@dataclasses.dataclass(frozen=True)
+class HighSpeed(NewReno):
+    """HighSpeed TCP (RFC 3649): increase a(w)/w per ACK, decrease b(w) w, from ``tcpmodels.hstcp``.
+
+    At or below Low_Window (38 packets) a(w) = 1 and b(w) = 0.5: Standard
+    TCP.  Recovery is NewReno's, with SACK by default (Linux's and ns-2's
+    HighSpeed agents run over SACK).  ``max_window`` defaults to
+    RFC 3649's High_Window, 83000 packets, not 64 KB.
+
+    Parameters
+    ----------
+    kind : {"formula", "monotone", "table", "linux"}
+        Form of a(w) and b(w), see :func:`tcpmodels.hstcp.a`.
+{inherited}
+
+    Examples
+    --------
+    >>> HighSpeed(kind="table").max_window
+    83000
+    """
+
+    max_window: int | None = HIGH_SPEED_WINDOW
+    sack: bool = True
+    kind: str = "formula"
+
+    def __post_init__(self):
+        super().__post_init__()
+        _set(self, "kind", _checks.choice("kind", self.kind, hstcp.KINDS))
+
+    def batch_key(self):
+        """What two scenarios' senders must share to run in one batch (the engine's code path)."""
+        return super().batch_key() + (self.kind,)
+
+
+@dataclasses.dataclass(frozen=True)
+class Scalable(NewReno):
+    """Scalable TCP (Kelly 2003): +0.01 packet per ACK, a loss leaves 0.875 w, from ``tcpmodels.hstcp``.
+
+    Below ``low_window`` it is Standard TCP (Kelly 2003's legacy window).
+    Recovery is NewReno's, with SACK by default; ``max_window`` defaults to
+    83000 packets, not 64 KB.
+
+    Parameters
+    ----------
+    low_window : float
+        Window at or below which Standard TCP's increase and halving apply [packets] (Kelly: 16).
+{inherited}
+
+    Examples
+    --------
+    >>> Scalable().low_window
+    16.0
+    """
+
+    max_window: int | None = HIGH_SPEED_WINDOW
+    sack: bool = True
+    low_window: float = 16.0
+
+    def __post_init__(self):
+        super().__post_init__()
+        _set(self, "low_window", _nonnegative("low_window", self.low_window))
+
+    def batch_key(self):
+        """What two scenarios' senders must share to run in one batch (the engine's code path)."""
+        return super().batch_key() + (self.low_window,)
+
+
+@dataclasses.dataclass(frozen=True)
+class ACWAP(HighSpeed):
+    """ACWAP-HSTCP (Su et al. 2006): HighSpeed TCP whose increase falls to 1 when the RTT predicts congestion.
+
+    After two congestion events, a(w) = 1 while the smoothed RTT is at least
+    RTT_min + beta (RTT_max - RTT_min) (Eq. 3, Fig. 5,
+    :func:`tcpmodels.variants.acwap_a`); packets are paced at one per
+    RTT / cwnd (:func:`tcpmodels.variants.pacing_interval`).
+
+    Parameters
+    ----------
+    beta : float
+        Congestion factor of Eq. 3 [-], in [0, 1] (0.8, the paper's choice).
+    pacing : bool
+        Pace packets over the RTT (the paper's ACWAP); ``False`` keeps only
+        the predictor, to tell the two parts' effects apart.
+{inherited}
+
+    Examples
+    --------
+    >>> ACWAP().beta
+    0.8
+    >>> ACWAP(beta=1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: beta must be in [0.0, 1.0], got 1.5
+    """
+
+    beta: float = variants.ACWAP_BETA
+    pacing: bool = True
+
+    def __post_init__(self):
+        super().__post_init__()
+        _set(self, "beta", float(_checks.in_range("beta", self.beta, 0.0, 1.0)))
+        _set(self, "pacing", _flag("pacing", self.pacing))
+
+
+@dataclasses.dataclass(frozen=True)
+class NDCA(Reno):
+    """NDCA-TCP (Park et al.): slow start up to a bandwidth-estimated ssthresh, also after halving, and a hold.
+
+    Each step the ACKs feed Eq. 3-4 (:func:`tcpmodels.variants.ndca_bandwidth`,
+    with BaseRTT as in Fig. 4); ssthresh is Eq. 5 of the estimate
+    (:func:`tcpmodels.variants.ndca_ssthresh`).  Below it the window grows by
+    one per ACK (intervals A and C), above it by 1/w (B), and not at all while
+    the RTT exceeds alpha BaseRTT (interval D, :func:`tcpmodels.variants.ndca_hold`).
+    The initial slow start ends when the hold first fires (the path is full),
+    its ssthresh then being the estimate.  Triple duplicate ACKs halve the
+    window and reset the estimate (Fig. 4).  Recovery is Reno's (the paper
+    modified ns-2's Reno); ``max_window`` defaults to 83000 packets.
+
+    Parameters
+    ----------
+    alpha : float
+        Hold threshold factor of interval D [-], > 1 (the paper gives no
+        value; 1.1 holds once queueing adds a tenth to BaseRTT).
+    beta : float
+        Weight of Eq. 4's moving average [-], in (0, 1] (the paper gives no
+        value; 1, the default, is Fig. 4's form: Eq. 3 alone).
+{inherited}
+
+    Examples
+    --------
+    >>> NDCA(alpha=1.2).beta
+    1.0
+    >>> NDCA(beta=0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: beta must be in (0.0, 1.0], got 0.0
+    """
+
+    max_window: int | None = HIGH_SPEED_WINDOW
+    alpha: float = 1.1
+    beta: float = 1.0
+
+    def __post_init__(self):
+        super().__post_init__()
+        _set(self, "alpha", float(_checks.in_range("alpha", self.alpha, 1.0, np.inf, low_open=True)))
+        _set(self, "beta", float(_checks.in_range("beta", self.beta, 0.0, 1.0, low_open=True)))
+
+
+_inherit_parameters(HighSpeed, NewReno)
+_inherit_parameters(Scalable, NewReno)
+_inherit_parameters(ACWAP, HighSpeed)
+_inherit_parameters(NDCA, Reno)
+
 QUEUES = {"droptail": DropTail, "random-drop": RandomDrop, "red": RED, "redi": REDI, "choke": CHOKe, "fpq": FPQ}
 SENDERS = {"tahoe": Tahoe, "reno": Reno, "newreno": NewReno}
+SENDERS.update({"highspeed": HighSpeed, "scalable": Scalable, "acwap": ACWAP, "ndca": NDCA})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -478,8 +642,10 @@ class Scenario(Result):
         Queue discipline at the bottleneck; a name (``"droptail"``,
         ``"random-drop"``, ``"red"``, ``"redi"``, ``"choke"``, ``"fpq"``) gives
         its defaults.
-    sender : Tahoe, Reno, NewReno or str
-        TCP variant of every flow; a name gives its defaults.
+    sender : Tahoe, Reno, NewReno, HighSpeed, Scalable, ACWAP, NDCA or str
+        TCP variant of every flow; a name (``"tahoe"``, ``"reno"``,
+        ``"newreno"``, ``"highspeed"``, ``"scalable"``, ``"acwap"``,
+        ``"ndca"``) gives its defaults.
     senders : sequence of (int, sender) or None
         A mixed population instead: groups of flows, each ``(count, sender)``
         (counts adding up to ``n_flows``; flows numbered group by group).

@@ -424,6 +424,10 @@ class Mixed(Sender):
         self.limited = np.stack([p.limited for p in parts])[part_of, np.arange(part_of.size)]
         self.shared_increase = all(type(p).increase is Sender.increase for p in parts)
         self.shared_reduced = all(type(p).reduced is Sender.reduced for p in parts)
+        # A pacing part (ACWAP) sets its flows' rates in the arrays this sender sends with.
+        self.paced = self.paced or any(p.paced for p in parts)
+        for p in parts:
+            p.access_step, p.token_cap = self.access_step, self.token_cap
 
     def _split(self, j):
         for i, part in enumerate(self.parts):
