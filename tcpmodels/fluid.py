@@ -192,7 +192,7 @@ def equilibrium(n_flows, rtt, capacity, *, min_th, max_th, max_p, gentle=False, 
     args = np.broadcast_arrays(n, r, cap, lo, hi, mp)
     point = red._operating_point(*args, gentle, spacing, 2.0 if delayed_ack else 1.0)
     inputs = (n_flows, rtt, capacity, min_th, max_th, max_p)
-    *values, inside = (_checks.scalar_or_array(x, *inputs) for x in point)
+    *values, inside, _ = (_checks.scalar_or_array(x, *inputs) for x in point)
     return FluidEquilibrium(*values, on_ramp=bool(inside) if np.ndim(inside) == 0 else inside.astype(bool))
 
 
