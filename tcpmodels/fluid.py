@@ -37,7 +37,7 @@ import numpy as np
 from . import _checks, fpq, red
 from ._results import Result
 
-__all__ = ["QUEUES", "FluidResult", "FluidEquilibrium", "simulate", "equilibrium"]
+__all__ = ["QUEUES", "FluidResult", "FluidEquilibrium", "simulate", "equilibrium", "dominant_period"]
 
 QUEUES = ("red", "droptail", "fpq")
 
@@ -221,15 +221,39 @@ def _step(rtt_min, ewma_rate, limit, capacity):
     return float(min(np.min(c) for c in candidates))
 
 
-def _dominant_period(samples, interval):
-    """Period of the largest spectral peak in the band, per row; NaN for a still queue."""
-    x = samples - samples.mean(axis=-1, keepdims=True)
+def dominant_period(samples, interval):
+    """Period of the largest peak of a series' spectrum between 0.2 and 20 s, per row.
+
+    The measure the ns-3 dynamics references use (``dominant_period_s``), for
+    fluid traces and for :mod:`tcpmodels.sim` queue traces alike.
+
+    Parameters
+    ----------
+    samples : array_like
+        Evenly spaced samples, time on the last axis [any unit].
+    interval : float
+        Time between samples [s].
+
+    Returns
+    -------
+    float or ndarray
+        Period [s] per row; NaN where the series does not move (std below 0.01).
+
+    Examples
+    --------
+    >>> t = np.arange(0, 100, 0.05)
+    >>> round(dominant_period(10 + 3 * np.sin(2 * np.pi * t / 1.6), 0.05), 2)
+    1.6
+    """
+    x = np.asarray(samples, dtype=float)
+    x = x - x.mean(axis=-1, keepdims=True)
     size = 4 * x.shape[-1]  # zero padding: a finer frequency grid to read the peak from
     power = np.abs(np.fft.rfft(x, n=size, axis=-1)) ** 2
-    freq = np.fft.rfftfreq(size, interval)
+    freq = np.fft.rfftfreq(size, _checks.positive("interval", interval))
     band = (freq >= 1.0 / _PERIOD_BAND[1]) & (freq <= 1.0 / _PERIOD_BAND[0])
     peak = freq[band][np.argmax(power[..., band], axis=-1)]
-    return np.where(x.std(axis=-1) > 1e-2, 1.0 / peak, np.nan)
+    period = np.where(x.std(axis=-1) > 1e-2, 1.0 / peak, np.nan)
+    return float(period) if period.ndim == 0 else period
 
 
 def simulate(n_flows, rtt, capacity, *, queue="red", min_th=5.0, max_th=None, max_p=0.1, weight=0.002,
@@ -408,7 +432,7 @@ def _result(run, shape, k, classes, interval, dt, inputs):
         window=run["sum_w"] / count if classes else run["sum_w"][:, 0] / count,
         utilization=sums["served"] / count / cap,
         frac_empty=sums["empty"] / count,
-        period=_dominant_period(trace["q"][:, times >= run["start"] * dt], interval),
+        period=dominant_period(trace["q"][:, times >= run["start"] * dt], interval),
     )
     cycle = spread > _CYCLE_SPREAD * mean_q + 1.0
     swing = stats["frac_empty"] > _SWING_EMPTY

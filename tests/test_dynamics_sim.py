@@ -1,7 +1,7 @@
 """Issue 17's simulator evidence: RED's dynamics in tcpmodels.sim against the fluid model, the linear verdict
 (red.stability) and the ns-3 dynamics references.
 
-One batch call runs every simulation (about 5 s of simulator time on a free core): the four ns-3 runs (V1-V4)
+One batch call runs every simulation (the module takes about 15 s on a free core): the four ns-3 runs (V1-V4)
 with 3 seeds and Low et al.'s sweeps with 2 seeds, with queue traces at every step.  Nothing is tuned to the
 references: the settings are the references' (V1-V4) and those of tests/test_stability.py's Low et al. test.
 
@@ -13,7 +13,7 @@ The measures, from the simulated queue trace after the warm-up (one sample per s
   swinging ones 0.84, 0.92).
 * fraction of time empty: share of samples with less than one packet.  A step's end sees the queue after a
   whole step of service (45 ms on these links), so a settled queue that drains for a moment reads empty more
-  often than in ns-3's 20 ms instantaneous samples: measured 3x ns-3's fraction on every run (0.11 against
+  often than in ns-3's 20 ms instantaneous samples: measured 2.7-3.3x ns-3's fraction (0.11 against
   0.035-0.038 where ns-3 settles, 0.41-0.50 against 0.15-0.17 where it swings).
 * utilization, the simulator's own (link busy time over capacity).
 """
@@ -22,7 +22,6 @@ import numpy as np
 import pytest
 
 from tcpmodels import data, fluid, red, sim, units
-from tcpmodels.fluid import _dominant_period
 
 pytestmark = pytest.mark.slow
 
@@ -72,7 +71,7 @@ def _stats(r, warmup):
     q = q[t > warmup]
     interval = float(np.mean(np.diff(t)))
     return dict(utilization=r.utilization, cv=q.std() / q.mean(), empty=np.mean(q < 1.0), std=q.std(),
-                period=float(_dominant_period(q[None], interval)[0]))
+                period=fluid.dominant_period(q, interval))
 
 
 def _mean_stats(runs, warmup):
