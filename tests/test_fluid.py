@@ -222,5 +222,8 @@ def test_dominant_period():
     got = fluid.dominant_period(rows, 0.05)
     assert got[:3] == pytest.approx([0.5, 1.6, 5.0], rel=0.02) and math.isnan(got[3])
     assert isinstance(fluid.dominant_period(list(rows[1]), 0.05), float)
+    # Pooled: two noisy runs of one 2 s cycle, whose common peak the mean spectrum keeps.
+    noisy = np.sin(2 * np.pi * t / 2.0) + np.random.default_rng(1).normal(0, 1.0, (2, t.size))
+    assert fluid.dominant_period(noisy, 0.05, pool=True) == pytest.approx(2.0, rel=0.02)
     with pytest.raises(ValueError, match="interval"):
         fluid.dominant_period(rows, 0.0)
