@@ -37,7 +37,7 @@ import numpy as np
 from . import _checks, fpq, red
 from ._results import Result
 
-__all__ = ["QUEUES", "FluidResult", "FluidEquilibrium", "simulate", "equilibrium"]
+__all__ = ["QUEUES", "FluidResult", "FluidEquilibrium", "simulate", "equilibrium", "dominant_period"]
 
 QUEUES = ("red", "droptail", "fpq")
 
@@ -192,7 +192,7 @@ def equilibrium(n_flows, rtt, capacity, *, min_th, max_th, max_p, gentle=False, 
     args = np.broadcast_arrays(n, r, cap, lo, hi, mp)
     point = red._operating_point(*args, gentle, spacing, 2.0 if delayed_ack else 1.0)
     inputs = (n_flows, rtt, capacity, min_th, max_th, max_p)
-    *values, inside = (_checks.scalar_or_array(x, *inputs) for x in point)
+    *values, inside, _ = (_checks.scalar_or_array(x, *inputs) for x in point)
     return FluidEquilibrium(*values, on_ramp=bool(inside) if np.ndim(inside) == 0 else inside.astype(bool))
 
 
@@ -221,15 +221,47 @@ def _step(rtt_min, ewma_rate, limit, capacity):
     return float(min(np.min(c) for c in candidates))
 
 
-def _dominant_period(samples, interval):
-    """Period of the largest spectral peak in the band, per row; NaN for a still queue."""
-    x = samples - samples.mean(axis=-1, keepdims=True)
+def dominant_period(samples, interval, *, pool=False):
+    """Period of the largest peak of a series' spectrum between 0.2 and 20 s, per row.
+
+    The measure the ns-3 dynamics references use (``dominant_period_s``), for
+    fluid traces and for :mod:`tcpmodels.sim` queue traces alike.
+
+    Parameters
+    ----------
+    samples : array_like
+        Evenly spaced samples, time on the last axis [any unit].
+    interval : float
+        Time between samples [s].
+    pool : bool, optional
+        Average the rows' power spectra and read one peak from the mean: the
+        period of a setting run with several seeds (rows of equal length),
+        steadier than any one run's peak where the spectrum is broad.
+
+    Returns
+    -------
+    float or ndarray
+        Period [s] per row (one for all rows with ``pool``); NaN where the
+        series does not move (std below 0.01).
+
+    Examples
+    --------
+    >>> t = np.arange(0, 100, 0.05)
+    >>> round(dominant_period(10 + 3 * np.sin(2 * np.pi * t / 1.6), 0.05), 2)
+    1.6
+    """
+    x = np.asarray(samples, dtype=float)
+    x = x - x.mean(axis=-1, keepdims=True)
     size = 4 * x.shape[-1]  # zero padding: a finer frequency grid to read the peak from
     power = np.abs(np.fft.rfft(x, n=size, axis=-1)) ** 2
-    freq = np.fft.rfftfreq(size, interval)
+    moving = x.std(axis=-1) > 1e-2
+    if pool:
+        power, moving = power.reshape(-1, power.shape[-1]).mean(axis=0), moving.any()
+    freq = np.fft.rfftfreq(size, _checks.positive("interval", interval))
     band = (freq >= 1.0 / _PERIOD_BAND[1]) & (freq <= 1.0 / _PERIOD_BAND[0])
     peak = freq[band][np.argmax(power[..., band], axis=-1)]
-    return np.where(x.std(axis=-1) > 1e-2, 1.0 / peak, np.nan)
+    period = np.where(moving, 1.0 / peak, np.nan)
+    return float(period) if period.ndim == 0 else period
 
 
 def simulate(n_flows, rtt, capacity, *, queue="red", min_th=5.0, max_th=None, max_p=0.1, weight=0.002,
@@ -408,7 +440,7 @@ def _result(run, shape, k, classes, interval, dt, inputs):
         window=run["sum_w"] / count if classes else run["sum_w"][:, 0] / count,
         utilization=sums["served"] / count / cap,
         frac_empty=sums["empty"] / count,
-        period=_dominant_period(trace["q"][:, times >= run["start"] * dt], interval),
+        period=dominant_period(trace["q"][:, times >= run["start"] * dt], interval),
     )
     cycle = spread > _CYCLE_SPREAD * mean_q + 1.0
     swing = stats["frac_empty"] > _SWING_EMPTY

@@ -681,7 +681,10 @@ def _operating_point(n, rtt, cap, lo, hi, mp, gentle, spacing, acks):
 
     Solves :math:`r(q)\\,b\\,W^2 / 2 = 1` with :math:`W = (rtt + q/C) C / n`
     (dW/dt = 0 in Misra et al.'s window equation with :math:`1/(bR)` growth).  Also
-    returns where a root exists below RED's forced-drop point.
+    returns where a root exists below RED's forced-drop point, and where it sits at
+    ``min_th`` itself (within 1e-12 of the ramp): windows so large that RED's
+    smallest drop rate above ``min_th`` already holds them; there the queue is
+    ``min_th`` and the drop fraction the windows' own :math:`2/(b W^2)`.
     """
     top = np.where(gentle, 2.0 * hi, np.nextafter(hi, 0.0))  # the last queue the ramp covers
     span = top - lo
@@ -693,14 +696,17 @@ def _operating_point(n, rtt, cap, lo, hi, mp, gentle, spacing, acks):
 
     args = (n, rtt, cap, lo, hi, mp)
     at_top = residual(span, *args)
+    at_floor = residual(1e-12 * span, *args) >= 0
     inside = at_top > 0
+    solvable = inside & ~at_floor
     y = np.zeros(np.shape(inside))
-    if inside.any():  # solved only where the ramp holds a root
-        y[inside] = solve.positive_root(residual, 1e-12 * span[inside], span[inside],
-                                        args=tuple(a[inside] for a in args), f_upper=at_top[inside])
+    if solvable.any():  # solved only where the ramp holds a root above its floor
+        y[solvable] = solve.positive_root(residual, 1e-12 * span[solvable], span[solvable],
+                                          args=tuple(a[solvable] for a in args), f_upper=at_top[solvable])
     q = np.where(inside, lo + y, top)
-    r = _spaced(drop_probability(q, lo, hi, mp, gentle), spacing)[0]
-    return q, r, (rtt * cap + q) / n, rtt + q / cap, inside
+    window = (rtt * cap + q) / n
+    r = np.where(at_floor, 2.0 / (acks * window**2), _spaced(drop_probability(q, lo, hi, mp, gentle), spacing)[0])
+    return q, r, window, rtt + q / cap, inside, at_floor
 
 
 @dataclasses.dataclass(frozen=True)
@@ -714,7 +720,8 @@ class Stability(Result):
         ``valid`` (no verdict there: a warning said so).
     valid : bool or ndarray
         True where the operating point lies in the model's range: on RED's
-        ramp below its forced drops, with windows of at least 4 packets.
+        ramp above ``min_th`` and below its forced drops, with windows of at
+        least 4 packets.
     sufficient : bool or ndarray
         Hollot et al.'s sufficient condition with ``N- = n_flows`` and
         ``R+ =`` the operating point's round trip: where True, the loop is
@@ -814,8 +821,10 @@ def stability(n_flows, rtt, capacity, *, min_th, max_th, max_p, weight, gentle=F
 
     Outside the model's range the answer is withheld (``valid`` False, a
     ``TCPModelsWarning``): where the equilibrium would need RED's forced drops
-    (average at ``max_th`` without gentle, at ``2 max_th`` with it), and where
-    windows fall below 4 packets and time-outs, which the fluid model lacks,
+    (average at ``max_th`` without gentle, at ``2 max_th`` with it); where it
+    sits at ``min_th`` itself (windows so large that RED's smallest drop rate
+    holds them: the ramp's slope is one-sided there and losses so rare that the
+    link idles between them); and where windows fall below 4 packets and time-outs, which the fluid model lacks,
     dominate.  One class of flows (one RTT); the linearization neglects the
     queueing delay's dependence on the queue in the delays, as the papers do.
 
@@ -846,12 +855,15 @@ def stability(n_flows, rtt, capacity, *, min_th, max_th, max_p, weight, gentle=F
     spacing = _checks.choice("drop_spacing", drop_spacing, DROP_SPACINGS)
     acks = 2.0 if delayed_ack else 1.0
     n, r, cap, lo, hi, mp, w = np.broadcast_arrays(n, r, cap, lo, hi, mp, w)
-    q, loss, win, rtt0, inside = _operating_point(n, r, cap, lo, hi, mp, gentle, spacing, acks)
-    valid = inside & (win >= _MIN_FLUID_WINDOW)
+    q, loss, win, rtt0, inside, at_floor = _operating_point(n, r, cap, lo, hi, mp, gentle, spacing, acks)
+    valid = inside & ~at_floor & (win >= _MIN_FLUID_WINDOW)
     _checks.warn_where(~inside, "RED's average would sit at its forced-drop point (max_th, or 2 max_th when "
                        "gentle): outside the linearized model's range; no stability verdict there")
-    _checks.warn_where(inside & ~valid, "windows below 4 packets at the operating point: time-outs, absent "
-                       "from the fluid model, dominate; no stability verdict there")
+    _checks.warn_where(at_floor, "the operating point sits at min_th: RED's smallest drop rate already holds "
+                       "windows this large (losses far apart, the link idles between them) and the ramp's "
+                       "slope is one-sided there; no stability verdict there")
+    _checks.warn_where(inside & ~at_floor & ~valid, "windows below 4 packets at the operating point: time-outs, "
+                       "absent from the fluid model, dominate; no stability verdict there")
     slope = np.where(q < hi, mp / (hi - lo), (1.0 - mp) / hi)  # d p_b / d avg on the ramp
     slope = slope * _spaced(drop_probability(q, lo, hi, mp, gentle), spacing)[1]
     k = -cap * np.log1p(-np.minimum(w, 1.0 - 1e-16))  # EWMA corner: Hollot's K = -ln(1 - w) / delta, delta = 1/C

@@ -212,3 +212,18 @@ def test_equilibrium_types():
     assert grid.queue.shape == grid.on_ramp.shape == (2, 2)
     with pytest.raises(ValueError, match="rtt"):
         fluid.equilibrium(30, 0, 2170.1, min_th=5, max_th=217, max_p=0.02)
+
+
+def test_dominant_period():
+    # Sinusoids of known period, one per row, and a flat row (no period); the 4x zero-padded spectrum of
+    # 100 s reads the peak to 0.0025 Hz: 0.1 % at 0.5 s, 1.6 % at 5 s.
+    t = np.arange(0, 100, 0.05)
+    rows = np.stack([np.sin(2 * np.pi * t / p) for p in (0.5, 1.6, 5.0)] + [np.zeros_like(t)])
+    got = fluid.dominant_period(rows, 0.05)
+    assert got[:3] == pytest.approx([0.5, 1.6, 5.0], rel=0.02) and math.isnan(got[3])
+    assert isinstance(fluid.dominant_period(list(rows[1]), 0.05), float)
+    # Pooled: two noisy runs of one 2 s cycle, whose common peak the mean spectrum keeps.
+    noisy = np.sin(2 * np.pi * t / 2.0) + np.random.default_rng(1).normal(0, 1.0, (2, t.size))
+    assert fluid.dominant_period(noisy, 0.05, pool=True) == pytest.approx(2.0, rel=0.02)
+    with pytest.raises(ValueError, match="interval"):
+        fluid.dominant_period(rows, 0.0)

@@ -205,3 +205,18 @@ def test_fluid_equilibrium_is_the_operating_point():
     e = fluid.equilibrium([10, 30], 0.2, 2170.0, **kw)
     s = red.stability([10, 30], 0.2, 2170.0, weight=0.002, **kw)
     assert e.queue == pytest.approx(s.queue, rel=1e-12) and np.all(e.on_ramp)
+
+
+def test_operating_point_at_min_th_withheld_alone():
+    # 15 Gbit/s of 576-byte packets, 1 s, one flow, max_p 0.5 (found through the calculator): a window of
+    # 3.3e6 packets needs a drop rate of 1e-13, below what RED's ramp gives 1e-12 of its span above
+    # min_th, so the operating point sits at min_th.  That point gets no verdict; the 1000-flow point
+    # beside it is still answered (before, the whole call raised ConvergenceError).
+    cap = 15048647793.0 / (576 * 8)
+    with pytest.warns(TCPModelsWarning, match="sits at min_th"):
+        s = red.stability([1, 1000], 1.0, cap, min_th=5, max_th=217, max_p=0.5, weight=0.002, **NS3)
+    assert list(s.valid) == [False, True] and not s.stable[0]
+    assert math.isnan(s.gain_margin[0]) and math.isnan(s.period[0]) and math.isfinite(s.gain_margin[1])
+    # The fluid equilibrium there is min_th with the windows' own drop rate 2 / (b W^2).
+    e = fluid.equilibrium(1, 1.0, cap, min_th=5, max_th=217, max_p=0.5, **NS3)
+    assert e.queue == 5.0 and e.loss_rate == pytest.approx(2.0 / (2.0 * e.window**2), rel=1e-12)

@@ -104,28 +104,15 @@ _FIELDS = ("valid", "stable", "gain_margin", "phase_margin", "period")
 def _loop(lk, n_flows, min_th, max_th, max_p, weight, gentle):
     """red.stability at the link, as arrays of :data:`_FIELDS` over the broadcast inputs.
 
-    Its warnings (no verdict where invalid) become the verdict column.  Where the fluid
-    operating point sits at min_th itself (RED's smallest drop rate already holds windows this
-    large: a link that can idle), ``red.stability`` finds no root to bracket and raises for the
-    whole call; those points are screened out first and get no verdict.
+    Its warnings (no verdict where invalid: forced drops, an operating point at
+    min_th, windows below 4 packets) become the verdict column.
     """
     n, hi, mp, w = np.broadcast_arrays(np.asarray(n_flows, dtype=float), max_th, max_p, weight)
-    n, hi, mp, w = (np.atleast_1d(x) for x in (n, hi, mp, w))
-    q = min_th + 1e-12 * (np.where(gentle, 2.0 * hi, hi) - min_th)     # red.stability's lower bracket
-    # Its residual there (dW/dt = 0): r(q) b W^2 / 2 - 1, W = (R C + q) / N, b = 2 with delayed ACKs.
-    acks = 2.0 if _LOOP["delayed_ack"] else 1.0
-    rate = red.drop_rate(q, min_th, hi, mp, gentle=gentle, spacing=_LOOP["drop_spacing"])
-    solvable = 0.5 * acks * rate * ((lk.rtt * lk.capacity + q) / n) ** 2 < 1.0
-    out = {key: np.zeros(n.shape, bool) if key in ("valid", "stable") else np.full(n.shape, np.nan)
-           for key in _FIELDS}
-    if solvable.any():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", _checks.TCPModelsWarning)
-            s = red.stability(n[solvable], lk.rtt, lk.capacity, min_th=min_th, max_th=hi[solvable],
-                              max_p=mp[solvable], weight=w[solvable], gentle=gentle, **_LOOP)
-        for key in _FIELDS:
-            out[key][solvable] = getattr(s, key)
-    return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", _checks.TCPModelsWarning)
+        s = red.stability(np.atleast_1d(n), lk.rtt, lk.capacity, min_th=min_th, max_th=hi, max_p=mp, weight=w,
+                          gentle=gentle, **_LOOP)
+    return {key: np.asarray(getattr(s, key)) for key in _FIELDS}
 
 
 def _label(s, margin):

@@ -1,0 +1,230 @@
+"""Issue 17's simulator evidence: RED's dynamics in tcpmodels.sim against the fluid model, the linear verdict
+(red.stability) and the ns-3 dynamics references.
+
+One batch call runs every simulation (the module takes about 15 s on a free core): the four ns-3 runs (V1-V4)
+with 3 seeds and Low et al.'s sweeps with 2 seeds, with queue traces at every step.  Nothing is tuned to the
+references: the settings are the references' (V1-V4) and those of tests/test_stability.py's Low et al. test.
+
+The measures, from the simulated queue trace after the warm-up (one sample per step, the queue at its end):
+* coefficient of variation (CV) of the queue, std / mean.  A queue that oscillates as a sinusoid of amplitude
+  a around its mean m has CV = a / (m sqrt 2); it reaches empty every cycle when a >= m, i.e. CV >= 1/sqrt 2.
+  Clipping at empty only raises the CV.  So CV > 1/sqrt 2 = 0.707 is a swing that empties the queue every
+  cycle; a settled queue of many desynchronized sawtooths sits below it (ns-3's settled runs: 0.61, 0.62; its
+  swinging ones 0.84, 0.92).
+* fraction of time empty: share of samples with less than one packet.  A step's end sees the queue after a
+  whole step of service (45 ms on these links), so a settled queue that drains for a moment reads empty more
+  often than in ns-3's 20 ms instantaneous samples: measured 2.7-3.3x ns-3's fraction (0.11 against
+  0.035-0.038 where ns-3 settles, 0.41-0.50 against 0.15-0.17 where it swings).
+* utilization, the simulator's own (link busy time over capacity).
+"""
+
+import numpy as np
+import pytest
+
+from tcpmodels import data, fluid, red, sim, units
+
+pytestmark = pytest.mark.slow
+
+NS3 = dict(drop_spacing="count", delayed_ack=True)  # the references' wait=0 spacing and delayed ACKs
+SWING_CV = 1.0 / np.sqrt(2.0)  # see the module docstring
+# Settled simulated queues read at most 0.12 empty at the default step (module docstring); ns-3's swinging
+# runs are empty 15-17 % of the time in instantaneous samples, and step samples only read higher.
+SWING_EMPTY = 0.15
+# Low et al.'s sweeps: tests/test_stability.py's RED setting, 1500-byte packets, 30 flows at 50 Mbit/s and
+# 100 ms in the middle; capacity, delay and flows varied one at a time.  On the two links where 30 flows
+# swing, 200 flows (the linear gain margin 1.7) give a stable setting on the same link, and 100 flows sit
+# just past the boundary (margin 0.92).
+LOW_RED = dict(min_th=20, max_th=400, max_p=0.05, weight=0.002)
+LOW = {"capacity": [(30, bw, 0.1) for bw in (10e6, 20e6, 50e6, 100e6)],
+       "delay": [(30, 50e6, r) for r in (0.05, 0.1, 0.2)],
+       "flows": [(n, 50e6, 0.1) for n in (20, 30, 60, 100)],
+       "more flows": [(200, 100e6, 0.1), (200, 50e6, 0.2)],
+       "boundary": [(100, 100e6, 0.1), (100, 50e6, 0.2)]}
+# The band just past the linear boundary (gain margin 0.8-1) where the predicted cycle is small: there the
+# fluid model's cycle does not empty the queue, and the simulator may settle (V1, margin 0.90, as ns-3
+# does) or swing (100 flows at 100 Mbit/s, margin 0.92: CV 0.87).  Outside it every verdict must agree.
+BAND = (0.8, 1.0)
+SEEDS_NS3, SEEDS_LOW = (1, 2, 3), (1, 2)
+
+
+def _ns3_scenario(t, i, seed):
+    bw, n = float(t["bandwidth_bps"][i]), int(t["flows"][i])
+    lo, hi = float(t["rtt_min_s"][i]), float(t["rtt_max_s"][i])
+    queue = sim.RED(min_th=float(t["min_th"][i]), max_th=float(t["max_th"][i]), max_p=float(t["max_p"][i]),
+                    weight=float(t["weight"][i]), buffer=int(t["limit"][i]))
+    return sim.Scenario(n_flows=n, bandwidth=bw, rtt=(lo + hi) / 2, rtt_spread=2 * (hi - lo) / (lo + hi),
+                        packet_size=float(t["packet_size"][i]), queue=queue, sender=sim.NewReno(sack=True),
+                        access_rate=max(10 * bw / n, 1e6), duration=140.0, warmup=40.0, seed=seed, trace=True,
+                        trace_interval=0.01)  # shorter than any step: one sample per step
+
+
+def _low_scenario(n, bw, rtt, seed):
+    # The access links and the +-10 % RTT spread as in the ns-3 runs.
+    return sim.Scenario(n_flows=n, bandwidth=bw, rtt=rtt, rtt_spread=0.2, packet_size=1500,
+                        queue=sim.RED(buffer=1600, **LOW_RED), sender=sim.NewReno(sack=True),
+                        access_rate=max(10 * bw / n, 1e6), duration=100.0, warmup=20.0, seed=seed, trace=True,
+                        trace_interval=0.01)
+
+
+def _queue(r, warmup):
+    t, q = r.trace["time"], r.trace["queue"]
+    return q[t > warmup], float(np.mean(np.diff(t)))
+
+
+def _mean_stats(runs, warmup):
+    """Seed means of utilization, queue CV, fraction empty and queue std; the period of the seeds' mean spectrum.
+
+    A single run's spectral peak can jump between neighbouring peaks of a broad spectrum (V3, 10 flows at
+    200 ms: one seed's peak 1.6-3.7 s); the seeds' averaged power spectrum has a steadier peak.
+    """
+    queues = [_queue(r, warmup)[0] for r in runs]
+    each = [dict(utilization=r.utilization, cv=q.std() / q.mean(), empty=np.mean(q < 1.0), std=q.std())
+            for r, q in zip(runs, queues, strict=True)]
+    out = {k: float(np.mean([e[k] for e in each])) for k in each[0]}
+    length = min(q.size for q in queues)
+    out["period"] = fluid.dominant_period(np.stack([q[:length] for q in queues]), _queue(runs[0], warmup)[1],
+                                          pool=True)
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs():
+    t = data.table("ns3_red_dynamics")
+    low = list(dict.fromkeys(c for cases in LOW.values() for c in cases))  # 13 settings: the sweeps share one
+    batch = [_ns3_scenario(t, i, s) for i in range(len(t["run"])) for s in SEEDS_NS3]
+    batch += [_low_scenario(*c, s) for c in low for s in SEEDS_LOW]
+    results = iter(sim.simulate(batch))
+    ns3 = [_mean_stats([next(results) for _ in SEEDS_NS3], 40.0) for _ in t["run"]]
+    sims = [_mean_stats([next(results) for _ in SEEDS_LOW], 20.0) for _ in low]
+    # The fluid model and the linear verdict on the same settings (the runs' mean RTT).
+    cap = units.capacity(t["bandwidth_bps"], t["packet_size"])
+    rtt = 0.5 * (t["rtt_min_s"] + t["rtt_max_s"])
+    red_ns3 = dict(min_th=t["min_th"], max_th=t["max_th"], max_p=t["max_p"], weight=t["weight"])
+    n, bw, r = (np.array(x) for x in zip(*low, strict=True))
+    cap_low = units.capacity(bw, 1500)
+    f_ns3 = fluid.simulate(t["flows"], rtt, cap, buffer=t["limit"], duration=140.0, warmup=40.0, **red_ns3, **NS3)
+    f_low = fluid.simulate(n, r, cap_low, buffer=1600, duration=100.0, warmup=20.0, **LOW_RED, **NS3)
+    s_ns3 = red.stability(t["flows"], rtt, cap, **red_ns3, **NS3)
+    s_low = red.stability(n, r, cap_low, **LOW_RED, **NS3)
+    rows = [dict(name=str(run), sim=ns3[i], fluid_swings=bool(f_ns3.swings[i]), fluid_period=f_ns3.period[i],
+                 stable=bool(s_ns3.stable[i]), margin=s_ns3.gain_margin[i], period=s_ns3.period[i])
+            for i, run in enumerate(t["run"])]
+    rows += [dict(name=c, sim=sims[i], fluid_swings=bool(f_low.swings[i]), fluid_period=f_low.period[i],
+                  stable=bool(s_low.stable[i]), margin=s_low.gain_margin[i], period=s_low.period[i])
+             for i, c in enumerate(low)]
+    return {str(row["name"]): row for row in rows} | {"table": t}
+
+
+def _swings(row):
+    return row["sim"]["cv"] > SWING_CV
+
+
+def _cases(runs):
+    return [v for k, v in runs.items() if k != "table"]
+
+
+def _in_band(row):
+    return not row["stable"] and BAND[0] <= row["margin"] <= BAND[1]
+
+
+# ------------------------------------------------ verdicts: simulator, fluid model, linear loop
+
+def test_simulator_agrees_with_the_fluid_model(runs):
+    # The fluid model's limit cycle idles the link (fluid.FluidResult.swings) exactly where the simulated
+    # queue swings, on the 4 ns-3 settings and 13 Low et al. settings, except in the boundary band, where
+    # the simulated queue swings on the two 100-flow settings and the fluid cycle does not empty the queue.
+    rows = [row for row in _cases(runs) if not _in_band(row)]
+    assert len(rows) >= 13
+    for row in rows:
+        assert _swings(row) == row["fluid_swings"], row["name"]
+
+
+def test_simulator_agrees_with_the_linear_verdict_off_the_boundary(runs):
+    # Where the linear loop is stable the simulated queue settles; where it is unstable the queue swings,
+    # except in the band just past the boundary (BAND), where it may do either.
+    for row in _cases(runs):
+        if row["stable"]:
+            assert not _swings(row), row["name"]
+        elif not _in_band(row):
+            assert _swings(row), row["name"]
+    assert sum(not r["stable"] and r["margin"] < 0.8 for r in _cases(runs)) >= 5  # enough unstable cases
+
+
+def test_swinging_queue_empties_and_idles_the_link(runs):
+    # Where the queue swings it is empty more than SWING_EMPTY of the time and the link idles: utilization
+    # below 0.98, the reference README's line for a swinging setting, and below the stable setting's on the
+    # same link (V2 against V1, V3 against V4, 20 against 60 flows, 30 against 200 flows at 100 Mbit/s and
+    # at 200 ms).  Where it settles the link stays busy (above 0.98) and the queue empties less.  Measured
+    # utilization: swinging 0.949-0.991, settled 0.994-1.000.
+    rows = _cases(runs)
+    for row in rows:
+        if _swings(row):
+            assert row["sim"]["empty"] > SWING_EMPTY and row["sim"]["utilization"] < 0.992, row["name"]
+        else:
+            assert row["sim"]["empty"] < SWING_EMPTY and row["sim"]["utilization"] > 0.98, row["name"]
+    for swinging, settled in (("V2", "V1"), ("V3", "V4"), ((20, 50e6, 0.1), (60, 50e6, 0.1)),
+                              ((30, 100e6, 0.1), (200, 100e6, 0.1)), ((30, 50e6, 0.2), (200, 50e6, 0.2))):
+        a, b = runs[str(swinging)]["sim"], runs[str(settled)]["sim"]
+        assert a["utilization"] < b["utilization"] - 0.005, (swinging, settled)
+
+
+def test_low_et_al_in_the_simulator(runs):
+    # Low, Paganini, Wang & Doyle (2003): the same RED setting turns unstable as capacity or delay grows at a
+    # fixed flow count, and more flows stabilize it.  The simulated queue's CV grows along capacity
+    # (measured 0.15, 0.25, 0.66, 1.13) and delay (0.40, 0.66, 1.10) and falls with more flows (0.77, 0.66,
+    # 0.40, 0.37 at 20-100 flows): each sweep crosses from settled to swinging or back.
+    cv = {k: [runs[str(c)]["sim"]["cv"] for c in cases] for k, cases in LOW.items()}
+    assert np.all(np.diff(cv["capacity"]) > 0) and np.all(np.diff(cv["delay"]) > 0)
+    assert np.all(np.diff(cv["flows"][:3]) < 0) and cv["flows"][-1] < cv["flows"][1]  # 60 and 100 both settle
+    assert cv["capacity"][0] < SWING_CV < cv["capacity"][-1]
+    assert cv["delay"][0] < SWING_CV < cv["delay"][-1]
+    assert cv["flows"][0] > SWING_CV > cv["flows"][-1]
+    assert all(runs[str(c)]["sim"]["cv"] < SWING_CV for c in LOW["more flows"])
+
+
+# ------------------------------------------------------------------------- periods
+
+def test_periods_of_the_oscillations(runs):
+    # Where the simulated queue swings, its dominant period (0.2-20 s, the seeds' pooled spectrum) against the
+    # linear loop's prediction and the fluid limit cycle.  Measured (sim / fluid / linear, s), seeds 1-3 and
+    # 1-2: V2 1.31/1.33/1.15, V3 2.74/2.58/2.32, 100 Mbit/s 1.03/1.22/0.97, 200 ms 1.76/2.41/1.94, 20 flows
+    # 1.12/1.20/1.18, the two 100-flow settings 0.86/0.89/0.94 and 1.68/1.78/1.89.  The simulated period is
+    # not steady: two other sets of seeds (4-6 and 3-4, 7-9 and 5-6) move it by up to 30 % (V3 2.74-3.31 s,
+    # 200 ms 1.76-2.42 s), the spectrum of a few desynchronizing flows being broad.  Over those three sets the
+    # linear period is 0.70-1.13 times the simulator's (geometric mean over the swinging settings 0.93-1.00),
+    # the fluid cycle 0.78-1.37 times (mean 1.00-1.09).  Bounds: each setting within 35 % (linear) and 40 %
+    # (fluid), the geometric means within 15 %; the linearization keeps the delay at the operating point's
+    # and has no randomness, the fluid cycle's empty phase lengthens it.
+    swinging = [row for row in _cases(runs) if _swings(row)]
+    assert len(swinging) >= 6
+    sim_period = np.array([row["sim"]["period"] for row in swinging])
+    for key, bound in (("period", 0.35), ("fluid_period", 0.4)):
+        ratio = np.array([row[key] for row in swinging]) / sim_period
+        assert np.all(np.abs(ratio - 1) < bound), (key, ratio)
+        assert np.exp(np.mean(np.log(ratio))) == pytest.approx(1.0, abs=0.15), key
+
+
+# ------------------------------------------------------------------- ns-3 references
+
+def test_against_ns3_dynamics(runs):
+    # V1-V4 (3 seeds each) against ns3_red_dynamics.  Utilization within 0.02 (issue 12's goal; measured
+    # 0.996, 0.949, 0.960, 0.994 against 0.992, 0.950, 0.958, 0.992).  Queue std within 25 % (measured
+    # +7, +15, +10, +4 %: the swinging runs' cycles slightly larger, their flows more synchronized per step).
+    # Fraction empty: the simulator's step samples read about 3x ns-3's instantaneous ones (module
+    # docstring), so only the ranking is compared: every swinging run empties more than every settled one,
+    # in both.  Dominant period where ns-3 swings: V2 within 15 % (measured 1.31-1.32 s over three sets of
+    # seeds against 1.27 s); V3, 10 flows at 200 ms, is slower in the simulator: 2.74-3.31 s against 2.33 s
+    # (+18 to +42 %, the seed sets of test_periods_of_the_oscillations), bound 50 %.
+    t = runs["table"]
+    swings = t["utilization"] < 0.98  # the reference README's definition
+    for i, run in enumerate(t["run"]):
+        s = runs[str(run)]["sim"]
+        assert s["utilization"] == pytest.approx(t["utilization"][i], abs=0.02), run
+        assert s["std"] == pytest.approx(t["queue_std"][i], rel=0.25), run
+        assert _swings(runs[str(run)]) == swings[i], run
+        if swings[i]:
+            bound = {"V2": 0.15, "V3": 0.5}[str(run)]
+            assert s["period"] == pytest.approx(t["dominant_period_s"][i], rel=bound), run
+    empty = np.array([runs[str(run)]["sim"]["empty"] for run in t["run"]])
+    for e in (empty, t["queue_frac_empty"]):
+        assert e[swings].min() > e[~swings].max()
