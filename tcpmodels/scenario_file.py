@@ -53,8 +53,8 @@ def sim_classes():
 
 @functools.cache
 def _roles():
-    """{"queue": classes, "sender": classes}: which sim classes a Scenario takes for each role."""
-    roles = {"queue": {}, "sender": {}}
+    """{"queue": classes, "sender": classes, "workload": classes}: which sim classes a Scenario takes for each role."""
+    roles = {"queue": {}, "sender": {}, "workload": {}}
     for key, cls in sim_classes().items():
         for role in roles:
             try:
@@ -185,7 +185,7 @@ def scenario_from_table(table, source=""):
     _checked(where, table, fields)
     defaults = {f.name: f.default for f in dataclasses.fields(sim.Scenario)}
     size = _value(where, "packet_size", table.get("packet_size", defaults["packet_size"]), "float", None)
-    kwargs = {k: _component(where, k, v, size) if k in ("queue", "sender") else _value(where, k, v, fields[k], size)
+    kwargs = {k: _component(where, k, v, size) if k in _roles() else _value(where, k, v, fields[k], size)
               for k, v in table.items()}
     if "warmup" not in kwargs and "duration" in kwargs and kwargs["duration"] <= defaults["warmup"]:
         kwargs["warmup"] = WARMUP_SHARE * kwargs["duration"]  # the user never set a warm-up: fit one

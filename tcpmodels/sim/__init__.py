@@ -15,11 +15,26 @@ True
 """
 
 from .engine import simulate
-from .result import CongestionEvents, GroupResult, SimResult
-from .scenario import FPQ, RED, REDI, CHOKe, DropTail, NewReno, RandomDrop, Reno, Scenario, Tahoe
+from .result import CongestionEvents, GroupResult, SimResult, Transfers
+from .scenario import (
+    FPQ,
+    RED,
+    REDI,
+    CHOKe,
+    DropTail,
+    FiniteTransfers,
+    LongLived,
+    NewReno,
+    RandomDrop,
+    Reno,
+    Scenario,
+    Tahoe,
+)
 from .sweep import SweepTable, sweep
 
 __all__ = ["Scenario", "simulate", "SimResult", "GroupResult", "CongestionEvents",
            "DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ",
            "Tahoe", "Reno", "NewReno"]
 __all__ += ["sweep", "SweepTable"]
+# Workloads (issue 13).
+__all__ += ["LongLived", "FiniteTransfers", "Transfers"]

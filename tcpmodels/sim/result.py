@@ -6,7 +6,7 @@ import numpy as np
 
 from .._results import Result
 
-__all__ = ["SimResult", "GroupResult", "CongestionEvents"]
+__all__ = ["SimResult", "GroupResult", "CongestionEvents", "Transfers"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,6 +37,41 @@ class CongestionEvents(Result):
 
     def __getitem__(self, column):
         return getattr(self, column)
+
+
+@dataclasses.dataclass(frozen=True)
+class Transfers(Result):
+    """A table of completed finite transfers, one row per transfer in order of completion (columns as arrays).
+
+    ``len(transfers)`` is the number of rows, ``transfers["size"]`` a column.
+
+    Attributes
+    ----------
+    flow : ndarray
+        The flow's index in the scenario [-].
+    size : ndarray
+        Packets transferred [packets].
+    start : ndarray
+        When its connection opened (the SYN left) [s].
+    completion : ndarray
+        When the ACK of its last packet arrived [s].
+    """
+
+    flow: np.ndarray
+    size: np.ndarray
+    start: np.ndarray
+    completion: np.ndarray
+
+    def __len__(self):
+        return self.flow.size
+
+    def __getitem__(self, column):
+        return getattr(self, column)
+
+    @property
+    def delay(self):
+        """Each transfer's delay, handshake included: completion - start [s]."""
+        return self.completion - self.start
 
 
 @dataclasses.dataclass(frozen=True)
@@ -124,6 +159,10 @@ class SimResult(Result):
         reacts to: a fast retransmit, or a time-out when too few duplicate
         ACKs came back, or a lost retransmission (one drop) that ends fast
         recovery in a time-out.  ECN marks are not losses and make no rows.
+    transfers : Transfers
+        With ``Scenario(workload=FiniteTransfers(...))``: every transfer
+        completed in the measured interval (``flow``, ``size`` [packets],
+        ``start`` and ``completion`` [s], ``delay`` [s]); empty otherwise.
     trace : dict or None
         With ``Scenario(trace=True)``: ``time`` [s], ``queue`` [packets],
         ``loss_rate`` [-] per trace interval, ``window`` [packets] of the first
@@ -151,3 +190,4 @@ class SimResult(Result):
     groups: tuple = ()
     congestion_events: CongestionEvents = None
     trace: dict | None = None
+    transfers: Transfers = None

@@ -20,6 +20,7 @@ from .._results import Result
 
 __all__ = ["DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ", "Tahoe", "Reno", "NewReno", "Scenario",
            "QUEUES", "SENDERS"]
+__all__ += ["LongLived", "FiniteTransfers", "WORKLOADS"]
 
 
 # What a scenario may ask of the engine: flow-steps (steps x flows) and ACK-ring
@@ -422,6 +423,98 @@ class NewReno(_Sender):
         return super().batch_key() + (self.sack,)
 
 
+
+# --- Workloads: when flows have data (issue 13) ---------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class _Workload(Result):
+    """When a scenario's flows have data (the specs below)."""
+
+    def batch_key(self):
+        """What two scenarios' workloads must share to run in one batch (the engine's code path)."""
+        return (type(self),)
+
+
+@dataclasses.dataclass(frozen=True)
+class LongLived(_Workload):
+    """Long-lived flows (Morris 1999, ch. 3): each starts once, within ``start_spread``, and always has data.
+
+    Examples
+    --------
+    >>> LongLived().batch_key()
+    (<class 'tcpmodels.sim.scenario.LongLived'>,)
+    """
+
+
+@dataclasses.dataclass(frozen=True)
+class FiniteTransfers(_Workload):
+    """Repeated finite transfers, each on a new connection (Morris 1999, section 7.1).
+
+    Each source transfers ``size`` packets (a fixed number, or exponentially
+    distributed with that mean, rounded to whole packets, at least one),
+    waits for the ACK of the last one, and opens a new connection: a SYN and
+    its SYN-ACK take one round trip (a lost SYN is sent again after
+    ``connection_timeout``, doubling on each further loss), then the
+    transfer starts afresh in slow start from the initial window, with the
+    initial RTO until its first ACK.  ``SimResult.transfers`` lists the
+    transfers completed in the measured interval.
+
+    Parameters
+    ----------
+    size : float
+        Packets per transfer (its mean when exponential) [packets], at least 1 (20, Morris 1999, ch. 7).
+    distribution : str
+        ``"fixed"`` or ``"exponential"`` (Morris 1999, sections 7.1-7.4).
+    connection_timeout : float
+        Initial retransmission time-out of a new connection [s]: a lost SYN,
+        and data packets lost before the connection's first ACK, are resent
+        after it (3 s: RFC 1122 / RFC 2988's initial RTO, the value behind
+        Morris 1999, section 7.2's "the initial timeout is 3 seconds").
+
+    Examples
+    --------
+    >>> FiniteTransfers(size=20, distribution="exponential").connection_timeout
+    3.0
+    >>> FiniteTransfers(size=0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: size must be >= 1 packet, got 0.5
+    """
+
+    size: float = 20.0
+    distribution: str = "fixed"
+    connection_timeout: float = 3.0
+
+    def __post_init__(self):
+        size = _finite("size", float(_checks.positive("size", self.size)))
+        if not size >= 1:
+            raise ValueError(f"size must be >= 1 packet, got {self.size!r}")
+        _set(self, "size", size)
+        _set(self, "distribution", _checks.choice("distribution", self.distribution, ("fixed", "exponential")))
+        _set(self, "connection_timeout", _positive("connection_timeout", self.connection_timeout))
+
+
+WORKLOADS = {"long-lived": LongLived, "finite": FiniteTransfers}
+
+
+def _workload(scenario):
+    """The scenario's workload, validated: one spec (a name becomes its spec), or ``((count, spec), ...)`` groups."""
+    value = scenario.workload
+    if isinstance(value, (str, _Workload)):
+        return _spec("workload", value, WORKLOADS)
+    try:
+        groups = tuple((_whole("workload: count", c), _spec("workload", w, WORKLOADS)) for c, w in value)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, ValueError) and str(e).startswith("workload"):
+            raise
+        raise ValueError(f"workload must be a workload spec, a name or (count, workload) pairs, "
+                         f"got {value!r}") from None
+    if not groups or sum(c for c, _ in groups) != scenario.n_flows:
+        raise ValueError(f"workload: group sizes {[c for c, _ in groups]} must add up to n_flows ({scenario.n_flows})")
+    return groups
+
+
 def _parameters(doc):
     """The entries of a numpydoc Parameters section of docstring `doc`, dedented."""
     lines = inspect.cleandoc(doc).split("\n")
@@ -514,6 +607,11 @@ class Scenario(Result):
         Sampling interval of the traces [s].
     trace_flows : int
         Number of flows whose windows are traced.
+    workload : LongLived, FiniteTransfers, str or sequence of (int, workload)
+        When the flows have data: ``LongLived()`` (the default) or
+        ``FiniteTransfers(...)`` for every flow, a name (``"long-lived"``,
+        ``"finite"``), or groups ``(count, workload)`` like ``senders``
+        (counts adding up to ``n_flows``; stored as a tuple of pairs).
 
     Examples
     --------
@@ -544,11 +642,13 @@ class Scenario(Result):
     trace_interval: float = 0.1
     trace_flows: int = 5
     senders: tuple | None = None
+    workload: object = dataclasses.field(default_factory=LongLived)
 
     def __post_init__(self):
         _set(self, "n_flows", _whole("n_flows", self.n_flows, minimum=1))
         _set(self, "bandwidth", _positive("bandwidth", self.bandwidth))
         self._check_groups()
+        _set(self, "workload", _workload(self))
         _set(self, "packet_size", _positive("packet_size", self.packet_size))
         _set(self, "queue", _spec("queue", self.queue, QUEUES))
         if self.senders is None:
@@ -606,6 +706,13 @@ class Scenario(Result):
         return self.senders if self.senders is not None else ((self.n_flows, self.sender),)
 
     @property
+    def workloads(self):
+        """The workload groups: ``((count, workload), ...)`` (one group unless ``workload`` lists groups)."""
+        if isinstance(self.workload, _Workload):
+            return ((self.n_flows, self.workload),)
+        return self.workload
+
+    @property
     def flow_rtts(self):
         """Each flow's propagation RTT [s] when given explicitly, else None (drawn from rtt and rtt_spread)."""
         if np.ndim(self.rtt) == 0:
@@ -656,7 +763,7 @@ class Scenario(Result):
         """What two scenarios must share to run as one batch: shape, run length, code paths, traces."""
         return (self.n_flows, self.duration, self.warmup, self.step, self.queue.batch_key(),
                 tuple((c, spec.batch_key()) for c, spec in self.groups), self.trace, self.trace_interval,
-                self.trace_flows)
+                self.trace_flows, tuple((c, w.batch_key()) for c, w in self.workloads))
 
     @property
     def capacity(self):
