@@ -57,12 +57,19 @@ def _roles():
     roles = {"queue": {}, "sender": {}, "workload": {}}
     for key, cls in sim_classes().items():
         for role in roles:
-            try:
-                sim.Scenario(n_flows=1, bandwidth=1e6, rtt=0.1, **{role: cls()})
-            except (TypeError, ValueError):
-                continue
-            roles[role][key] = cls
+            # (An ECN-only sender, TCPE, is a sender behind a queue that marks.)
+            if any(_takes(role, cls, queue) for queue in (sim.RED(), sim.RED(ecn=True))):
+                roles[role][key] = cls
     return roles
+
+
+def _takes(role, cls, queue):
+    """Whether a Scenario with `queue` takes an instance of `cls` as its `role`."""
+    try:
+        sim.Scenario(n_flows=1, bandwidth=1e6, rtt=0.1, **{"queue": queue, role: cls()})
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _key(name):

@@ -14,12 +14,14 @@ Examples
 True
 """
 
+from . import tcpe as _tcpe  # noqa: F401  (registers the engine of TCPE)
 from .engine import simulate
 from .result import CongestionEvents, GroupResult, SimResult, Transfers
 from .scenario import (
     FPQ,
     RED,
     REDI,
+    TCPE,
     CHOKe,
     DropTail,
     FiniteTransfers,
@@ -37,4 +39,4 @@ __all__ = ["Scenario", "simulate", "SimResult", "GroupResult", "CongestionEvents
            "Tahoe", "Reno", "NewReno"]
 __all__ += ["sweep", "SweepTable"]
 # Workloads (issue 13).
-__all__ += ["LongLived", "FiniteTransfers", "Transfers"]
+__all__ += ["LongLived", "FiniteTransfers", "Transfers", "TCPE"]

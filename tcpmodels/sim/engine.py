@@ -273,9 +273,9 @@ class _Engine:
         step.k, step.now, step.arr, step.q, step.measuring = k, now, arr, self.flows.q, measuring
         return step
 
-    def _mark(self, j, marks):
-        # ECN marks on flows j (marks per scenario): the echo halves their windows later.
-        self.sender.on_marks(j, self.step.now)
+    def _mark(self, j, marks, counts):
+        # ECN marks on flows j (marks per scenario, counts per flow): the echo halves their windows later.
+        self.sender.on_marks(j, self.step.now, counts)
         if self.step.measuring:
             self.meter.marked += marks
 

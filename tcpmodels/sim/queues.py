@@ -36,7 +36,7 @@ class Step:
     ``q`` its queue [packets], ``serve`` its service per step, ``limit`` its
     hard limit; ``sending`` the flows with arrivals (sorted), ``owner``
     their scenarios (None for one); ``n`` flows per scenario; ``rng``.
-    ``mark(flows, marks)`` delivers ECN marks, ``remove(i, frac)`` takes a
+    ``mark(flows, marks, counts)`` delivers ECN marks (per scenario, per flow), ``remove(i, frac)`` takes a
     queued packet's ACK out of the ring (the slot, or None),
     ``lost_queued(i, slot, arriving, behind)`` tells the flow (slot None: a
     packet its sender had written off).
@@ -322,8 +322,8 @@ class _REDState(_FIFO):
         marks = D - self.forced
         D = self.forced.copy()
         if marks.any():
-            jm, _ = step.spread(step.arr if step.link is None else step.arr - step.link, marks, None)
-            step.mark(jm, marks)
+            jm, counts = step.spread(step.arr if step.link is None else step.arr - step.link, marks, None)
+            step.mark(jm, marks, counts)
         return D
 
     def _rate(self, p, leaving=None):

@@ -20,7 +20,7 @@ from .._results import Result
 
 __all__ = ["DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ", "Tahoe", "Reno", "NewReno", "Scenario",
            "QUEUES", "SENDERS"]
-__all__ += ["LongLived", "FiniteTransfers", "WORKLOADS"]
+__all__ += ["LongLived", "FiniteTransfers", "WORKLOADS", "TCPE"]
 
 
 # What a scenario may ask of the engine: flow-steps (steps x flows) and ACK-ring
@@ -515,6 +515,43 @@ def _workload(scenario):
     return groups
 
 
+
+# --- The seed papers' senders for short transfers and ECN (issue 13) ----------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class TCPE(NewReno):
+    """TCP/E (Kamra, Misra & Towsley): an ECN echo freezes the window instead of halving it.
+
+    On every ACK that echoes a mark (the receiver echoes each marked packet
+    in exactly one ACK) the window stays as it is and the sender switches to
+    congestion avoidance; after a round trip without marks it switches back
+    to slow start, unbounded until the next mark or loss (the paper's OnAck,
+    :func:`tcpmodels.variants.tcpe_on_ack`).  Losses are handled as by
+    NewReno, with SACK by default (the paper's loss behaviour is "standard
+    TCP"; without SACK a slow-start overshoot of a thousand packets takes a
+    thousand round trips to repair).  It needs a queue that marks (RED, REDI or CHOKe with
+    ``ecn=True``; the paper: RED on the instantaneous queue, REDI).
+
+    Parameters
+    ----------
+{inherited}
+
+    Examples
+    --------
+    >>> TCPE().ecn
+    True
+    """
+
+    ecn: bool = True
+    sack: bool = True
+
+    def __post_init__(self):
+        super().__post_init__()
+        if not self.ecn:
+            raise ValueError("ecn: TCPE reacts to ECN marks and needs ecn=True, got False")
+
+
 def _parameters(doc):
     """The entries of a numpydoc Parameters section of docstring `doc`, dedented."""
     lines = inspect.cleandoc(doc).split("\n")
@@ -546,9 +583,11 @@ _inherit_parameters(CHOKe, RED)
 _inherit_parameters(Tahoe, _Sender)
 _inherit_parameters(Reno, _Sender)
 _inherit_parameters(NewReno, _Sender)
+_inherit_parameters(TCPE, NewReno)
 
 QUEUES = {"droptail": DropTail, "random-drop": RandomDrop, "red": RED, "redi": REDI, "choke": CHOKe, "fpq": FPQ}
 SENDERS = {"tahoe": Tahoe, "reno": Reno, "newreno": NewReno}
+SENDERS.update({"tcpe": TCPE})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -653,6 +692,13 @@ class Scenario(Result):
         _set(self, "queue", _spec("queue", self.queue, QUEUES))
         if self.senders is None:
             _set(self, "sender", _spec("sender", self.sender, SENDERS))
+        only = [type(p).__name__ for _, p in self.groups if isinstance(p, TCPE)]
+        if only and len(self.groups) > 1:
+            raise ValueError(f"senders: {only[0]} cannot share a scenario with other senders (its ECN rule is "
+                             f"not dispatched per group)")
+        if only and not getattr(self.queue, "ecn", False):
+            raise ValueError(f"queue: {only[0]} reacts only to ECN marks and needs a queue that marks (RED, REDI or "
+                             f"CHOKe with ecn=True), got {self.queue!r}")
         _set(self, "duration", _positive("duration", self.duration))
         _set(self, "warmup", float(_checks.in_range("warmup", self.warmup, 0, self.duration, high_open=True)))
         if self.seed is not None:

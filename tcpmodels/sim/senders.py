@@ -105,8 +105,8 @@ class Sender:
         return self.reduced(j)
 
     # ------------------------------------------------------------ ECN
-    def on_marks(self, j, now):
-        """Flows ``j`` had a packet marked: its echo comes back one RTT later."""
+    def on_marks(self, j, now, counts=None):
+        """Flows ``j`` had packets marked (``counts`` each): the first one's echo comes back one RTT later."""
         f = self.f
         echo = now + f.prop[j] + f.qdelay(j)
         f.t_ece[j] = np.minimum(f.t_ece[j], echo)
