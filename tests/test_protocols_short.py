@@ -94,3 +94,60 @@ def test_scenario_files_name_tcpe():
     assert isinstance(s.sender, sim.TCPE)
     with pytest.raises(ValueError, match="queue: TCPE"):
         scenario_from_table({"n_flows": 3, "bandwidth": "10mbit", "rtt": "60ms", "sender": "TCPE"})
+
+
+# --- Sender-based delay control (Hsiao, Kung & Tan) -------------------------------------------------------------
+
+
+def test_ce_on_a_small_window_raises_the_sdc_delay_and_keeps_the_window():
+    e, j = lone(sim.SDC(max_delay=2.0))
+    f = e.flows
+    f.cwnd[0] = 4.0
+    echo(e, j, acks=1, marked=1)
+    # variants.sdc_delay on CE: d' = 2 (RTT + d) - RTT = RTT = 0.1 s from d = 0.
+    assert e.sender.delay[0] == pytest.approx(0.1)
+    assert e.sender.hold[0] == pytest.approx(0.1 / e.dt)
+    assert f.cwnd[0] == 4.5  # the ACK's slow-start growth (ssthresh 50), no halving
+    # A round trip (0.1 s + the 0.1 s delay) without CE: d - (RTT + d) / (w + 1).
+    w = float(f.cwnd[0])
+    e.sender.on_echoes(1.21, 1.2)
+    assert e.sender.delay[0] == pytest.approx(0.1 - 0.2 / (w + 1))
+
+
+def test_above_eight_packets_sdc_halves_like_newreno_with_ecn():
+    e, j = lone(sim.SDC())
+    echo(e, j, acks=1, marked=1)  # window 100
+    assert e.flows.cwnd[0] == 50.0 and e.sender.delay[0] == 0.0
+
+
+def test_the_sdc_delay_never_exceeds_its_maximum():
+    e, j = lone(sim.SDC(max_delay=0.25))
+    e.flows.cwnd[0] = 4.0
+    for t in range(1, 6):
+        echo(e, j, acks=0, marked=1, now=float(t))
+    assert e.sender.delay[0] == 0.25
+
+
+def test_held_acks_slow_a_lone_transfer_by_the_delay():
+    # A flow's ACKs held d longer: each round trip of a lone transfer lasts RTT + d.
+    s = sim.Scenario(n_flows=1, bandwidth=100e6, rtt=0.1, rtt_spread=0.0, queue=sim.RED(ecn=True, buffer=1000),
+                     sender=sim.SDC(delayed_ack=False), workload=sim.FiniteTransfers(size=3), duration=5.0,
+                     warmup=0.0, start_spread=0.0, time_step=0.01)
+    e = engine._Engine([s], False)
+    e.sender.hold[:] = 0.1 / e.dt  # d = 0.1 s, held there (no update due)
+    e.sender.delay[:] = 0.1
+    e.sender.t_update[:] = np.inf
+    r = e.run()[0]
+    # Handshake 0.1 s, then 2 round trips of 0.2 s (1 + 2 packets).
+    assert np.allclose(r.transfers.delay[0], 0.1 + 2 * 0.2, atol=0.011)
+
+
+@pytest.mark.parametrize("value", [-0.1, float("inf"), float("nan")])
+def test_bad_sdc_delays_are_refused(value):
+    with pytest.raises(ValueError, match="max_delay"):
+        sim.SDC(max_delay=value)
+
+
+def test_sdc_needs_a_marking_queue():
+    with pytest.raises(ValueError, match="queue: SDC"):
+        sim.Scenario(n_flows=2, bandwidth=1e6, rtt=0.1, queue=sim.DropTail(), sender=sim.SDC())

@@ -14,6 +14,7 @@ Examples
 True
 """
 
+from . import delaycontrol as _delaycontrol  # noqa: F401  (registers the engine of SDC)
 from . import tcpe as _tcpe  # noqa: F401  (registers the engine of TCPE)
 from .engine import simulate
 from .result import CongestionEvents, GroupResult, SimResult, Transfers
@@ -21,6 +22,7 @@ from .scenario import (
     FPQ,
     RED,
     REDI,
+    SDC,
     TCPE,
     CHOKe,
     DropTail,
@@ -39,4 +41,4 @@ __all__ = ["Scenario", "simulate", "SimResult", "GroupResult", "CongestionEvents
            "Tahoe", "Reno", "NewReno"]
 __all__ += ["sweep", "SweepTable"]
 # Workloads (issue 13).
-__all__ += ["LongLived", "FiniteTransfers", "Transfers", "TCPE"]
+__all__ += ["LongLived", "FiniteTransfers", "Transfers", "TCPE", "SDC"]

@@ -155,7 +155,8 @@ class _Engine:
         max_window = np.concatenate([s.per_flow(s.window_cap) for s in scenarios])
         real = state_dtype(S * n, max_window.max(), first.duration, prop.min())
         self.flows = Flows(n, prop, self.capacity, max_window, start, real)
-        worst_delay = (prop.max() + (self.limit / self.capacity).max() + dt) / dt
+        held = max(getattr(p, "max_delay", 0.0) for s in scenarios for _, p in s.groups)  # (delay control)
+        worst_delay = (prop.max() + (self.limit / self.capacity).max() + held + dt) / dt
         delayed = col([s.sender.delayed_ack for s in scenarios]) > 0
         self.ring = AckRing(int(np.ceil(worst_delay)) + 3, S * n, real, delayed, DELAYED_ACK_TIMEOUT / dt)
         self.sender = make_sender(scenarios, self.flows, self.ring, dt)
@@ -202,7 +203,9 @@ class _Engine:
             # The survivors' ACKs come back after RTT + queueing delay.
             qd = f.q / capacity
             sending = step.sending
-            back = ring.insert(sending, arr[sending], prop_steps[sending],
+            # (A delay-control sender holds its ACKs ``hold`` steps before acting on them.)
+            rtt_steps = prop_steps[sending] if sender.hold is None else (prop_steps + sender.hold)[sending]
+            back = ring.insert(sending, arr[sending], rtt_steps,
                                float(qd[0] / dt) if one else (qd / dt)[step.owner], rng)
             if new_loss is not None and new_loss.size:
                 # Loss noticed when the lost packet's ACK would have come back: the

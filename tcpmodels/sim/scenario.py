@@ -20,7 +20,7 @@ from .._results import Result
 
 __all__ = ["DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ", "Tahoe", "Reno", "NewReno", "Scenario",
            "QUEUES", "SENDERS"]
-__all__ += ["LongLived", "FiniteTransfers", "WORKLOADS", "TCPE"]
+__all__ += ["LongLived", "FiniteTransfers", "WORKLOADS", "TCPE", "SDC"]
 
 
 # What a scenario may ask of the engine: flow-steps (steps x flows) and ACK-ring
@@ -552,6 +552,46 @@ class TCPE(NewReno):
             raise ValueError("ecn: TCPE reacts to ECN marks and needs ecn=True, got False")
 
 
+
+@dataclasses.dataclass(frozen=True)
+class SDC(NewReno):
+    """Sender-based delay control (Hsiao, Kung & Tan, Sec. II.B): hold the ACKs instead of halving a small window.
+
+    While the window is at most ``window_threshold`` packets, a CE echo leaves
+    the window as it is and raises the sender's delay ``d`` (the time it holds
+    each ACK before processing it), multiplicatively; a round trip without CE
+    lowers it additively; the rate is ``cwnd / (RTT + d)``
+    (:func:`tcpmodels.variants.sdc_delay`, :func:`~tcpmodels.variants.delayed_rate`).
+    Above the threshold the delay is 0 and CE halves the window as for
+    NewReno with ECN.  It needs a queue that marks (the paper: gentle RED
+    with ECN).
+
+    Parameters
+    ----------
+    max_delay : float
+        Largest delay [s] (0.2 s and 2 s in the paper's Figs. 7-9).
+    window_threshold : float
+        Window above which delay control is off [packets] ("above eight packets").
+{inherited}
+
+    Examples
+    --------
+    >>> SDC(max_delay=0.2).window_threshold
+    8.0
+    """
+
+    max_delay: float = 2.0
+    window_threshold: float = 8.0
+    ecn: bool = True
+
+    def __post_init__(self):
+        super().__post_init__()
+        _set(self, "max_delay", _nonnegative("max_delay", self.max_delay))
+        _set(self, "window_threshold", _positive("window_threshold", self.window_threshold))
+        if not self.ecn:
+            raise ValueError("ecn: SDC reacts to ECN marks and needs ecn=True, got False")
+
+
 def _parameters(doc):
     """The entries of a numpydoc Parameters section of docstring `doc`, dedented."""
     lines = inspect.cleandoc(doc).split("\n")
@@ -584,10 +624,11 @@ _inherit_parameters(Tahoe, _Sender)
 _inherit_parameters(Reno, _Sender)
 _inherit_parameters(NewReno, _Sender)
 _inherit_parameters(TCPE, NewReno)
+_inherit_parameters(SDC, NewReno)
 
 QUEUES = {"droptail": DropTail, "random-drop": RandomDrop, "red": RED, "redi": REDI, "choke": CHOKe, "fpq": FPQ}
 SENDERS = {"tahoe": Tahoe, "reno": Reno, "newreno": NewReno}
-SENDERS.update({"tcpe": TCPE})
+SENDERS.update({"tcpe": TCPE, "sdc": SDC})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -692,7 +733,7 @@ class Scenario(Result):
         _set(self, "queue", _spec("queue", self.queue, QUEUES))
         if self.senders is None:
             _set(self, "sender", _spec("sender", self.sender, SENDERS))
-        only = [type(p).__name__ for _, p in self.groups if isinstance(p, TCPE)]
+        only = [type(p).__name__ for _, p in self.groups if isinstance(p, (TCPE, SDC))]
         if only and len(self.groups) > 1:
             raise ValueError(f"senders: {only[0]} cannot share a scenario with other senders (its ECN rule is "
                              f"not dispatched per group)")

@@ -39,6 +39,8 @@ class Sender:
     tracks_retransmissions = True
     # A second loss in the window needs its own duplicate ACKs.
     one_hole = True
+    # Steps each flow's ACKs are held before the sender acts on them (delay control), or None.
+    hold = None
 
     def __init__(self, scenarios, flows, ring, dt, spec=None):
         self.f, self.ring, self.dt = flows, ring, dt
