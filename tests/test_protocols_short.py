@@ -151,3 +151,19 @@ def test_bad_sdc_delays_are_refused(value):
 def test_sdc_needs_a_marking_queue():
     with pytest.raises(ValueError, match="queue: SDC"):
         sim.Scenario(n_flows=2, bandwidth=1e6, rtt=0.1, queue=sim.DropTail(), sender=sim.SDC())
+
+
+@pytest.mark.parametrize("value", [0.0, -1.0, float("inf"), float("nan")])
+def test_bad_choke_i_intervals_are_refused(value):
+    with pytest.raises(ValueError, match="match_interval"):
+        sim.CHOKeI(match_interval=value)
+
+
+def test_choke_i_drops_only_matched_arrivals_and_keeps_the_invariants():
+    # Kamra's periodic test: at most one match drop per interval; RED-I marks.
+    s = sim.Scenario(n_flows=3, bandwidth=10e6, rtt=0.1, queue=sim.CHOKeI(match_interval=0.5, **dict(
+        min_th=20, max_th=150, max_p=1.0, buffer=300, ecn=True)), sender=sim.TCPE(max_window=2000),
+        duration=30.0, warmup=5.0)
+    r = sim.simulate(s, check=True)
+    assert s.queue.weight == 1.0 and r.mark_rate > 0
+    assert r.utilization > 0.8

@@ -25,6 +25,7 @@ from .scenario import (
     SDC,
     TCPE,
     CHOKe,
+    CHOKeI,
     DropTail,
     FiniteTransfers,
     LongLived,
@@ -41,4 +42,4 @@ __all__ = ["Scenario", "simulate", "SimResult", "GroupResult", "CongestionEvents
            "Tahoe", "Reno", "NewReno"]
 __all__ += ["sweep", "SweepTable"]
 # Workloads (issue 13).
-__all__ += ["LongLived", "FiniteTransfers", "Transfers", "TCPE", "SDC"]
+__all__ += ["LongLived", "FiniteTransfers", "Transfers", "TCPE", "SDC", "CHOKeI"]

@@ -20,7 +20,7 @@ from .._results import Result
 
 __all__ = ["DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ", "Tahoe", "Reno", "NewReno", "Scenario",
            "QUEUES", "SENDERS"]
-__all__ += ["LongLived", "FiniteTransfers", "WORKLOADS", "TCPE", "SDC"]
+__all__ += ["LongLived", "FiniteTransfers", "WORKLOADS", "TCPE", "SDC", "CHOKeI"]
 
 
 # What a scenario may ask of the engine: flow-steps (steps x flows) and ACK-ring
@@ -424,6 +424,39 @@ class NewReno(_Sender):
 
 
 
+
+@dataclasses.dataclass(frozen=True)
+class CHOKeI(CHOKe):
+    """CHOKe/RED-I as Kamra, Misra & Towsley configure it for TCP/E: RED-I marks, a periodic CHOKe test drops.
+
+    RED on the instantaneous queue (weight 1) decides the ECN marks; every
+    ``match_interval`` one arriving packet is compared with a packet drawn at
+    random from the queue, and dropped (it alone) if both belong to the same
+    flow, so the flows holding most of the queue lose most (Sec. 2).
+
+    Parameters
+    ----------
+    match_interval : float
+        Time between match tests [s]; the paper says "at periodic intervals"
+        without a value.  1 s: a flow holding a third of the queue loses a
+        packet every few seconds, a congestion event that TCP/E recovers from
+        in a few round trips by slow start.
+{inherited}
+
+    Examples
+    --------
+    >>> CHOKeI(min_th=500, max_th=3000, max_p=1.0, buffer=4000, ecn=True).weight
+    1.0
+    """
+
+    weight: float = dataclasses.field(default=1.0, init=False)
+    match_interval: float = 1.0
+
+    def __post_init__(self):
+        super().__post_init__()
+        _set(self, "match_interval", _positive("match_interval", self.match_interval))
+
+
 # --- Workloads: when flows have data (issue 13) ---------------------------------------------------
 
 
@@ -625,8 +658,10 @@ _inherit_parameters(Reno, _Sender)
 _inherit_parameters(NewReno, _Sender)
 _inherit_parameters(TCPE, NewReno)
 _inherit_parameters(SDC, NewReno)
+_inherit_parameters(CHOKeI, RED, skip=("weight",))
 
 QUEUES = {"droptail": DropTail, "random-drop": RandomDrop, "red": RED, "redi": REDI, "choke": CHOKe, "fpq": FPQ}
+QUEUES.update({"choke-i": CHOKeI})
 SENDERS = {"tahoe": Tahoe, "reno": Reno, "newreno": NewReno}
 SENDERS.update({"tcpe": TCPE, "sdc": SDC})
 

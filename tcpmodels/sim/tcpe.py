@@ -47,12 +47,14 @@ class TCPE(NewReno):
         """Echoes due by ``nearest`` freeze the window and switch to congestion avoidance; quiet RTTs to slow start."""
         f = self.f
         echoed = (f.t_ece < nearest).nonzero()[0]
-        live = (f.state <= PENDING).nonzero()[0]
-        if live.size:
-            # OnAck: slow start again after a round trip without an echo (the ACKs of this step unmarked).
-            state = variants.tcpe_on_ack(f.cwnd[live].astype(float), self.slow[live], False, now,
-                                         self.last_ecn[live], f.prop[live] + f.qdelay(live))
-            back = live[state.slow_start & ~self.slow[live]]
+        # OnAck: slow start again after a round trip without an echo.  Only flows in
+        # congestion avoidance whose last echo is older than their propagation RTT
+        # (a lower bound of the RTT) can switch: the law decides for those alone.
+        quiet = ((f.state <= PENDING) & ~self.slow & (now - self.last_ecn > f.prop)).nonzero()[0]
+        if quiet.size:
+            state = variants.tcpe_on_ack(f.cwnd[quiet].astype(float), False, False, now,
+                                         self.last_ecn[quiet], f.prop[quiet] + f.qdelay(quiet))
+            back = quiet[state.slow_start]
             f.ssthresh[back] = self.wmax[back]
         if not echoed.size:
             return
