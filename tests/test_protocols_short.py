@@ -167,3 +167,20 @@ def test_choke_i_drops_only_matched_arrivals_and_keeps_the_invariants():
     r = sim.simulate(s, check=True)
     assert s.queue.weight == 1.0 and r.mark_rate > 0
     assert r.utilization > 0.8
+
+
+def test_rdc_keeps_ce_at_the_receiver_for_small_flights_and_raises_its_ack_delay():
+    e, j = lone(sim.RDC(max_delay=2.0))
+    f = e.flows
+    f.cwnd[0], f.inflight[0] = 4.0, 4.0
+    e.sender.on_marks(j, 1.0, np.array([1.0]))
+    assert f.t_ece[0] == np.inf  # no echo to the sender
+    e.sender.on_echoes(1.04, 1.03)  # the receiver sees it half an RTT (0.05 s) after the mark
+    assert e.sender.delay[0] == 0.0
+    e.sender.on_echoes(1.06, 1.05)
+    assert e.sender.delay[0] == pytest.approx(0.1) and f.cwnd[0] == 4.0
+    # A large flight is echoed, and the sender halves.
+    f.cwnd[0] = f.inflight[0] = 40.0
+    e.sender.on_marks(j, 2.0, np.array([1.0]))
+    e.sender.on_echoes(2.2, 2.2)
+    assert f.cwnd[0] == 20.0

@@ -14,12 +14,13 @@ Examples
 True
 """
 
-from . import delaycontrol as _delaycontrol  # noqa: F401  (registers the engine of SDC)
+from . import delaycontrol as _delaycontrol  # noqa: F401  (registers the engines of SDC and RDC)
 from . import tcpe as _tcpe  # noqa: F401  (registers the engine of TCPE)
 from .engine import simulate
 from .result import CongestionEvents, GroupResult, SimResult, Transfers
 from .scenario import (
     FPQ,
+    RDC,
     RED,
     REDI,
     SDC,
@@ -42,4 +43,4 @@ __all__ = ["Scenario", "simulate", "SimResult", "GroupResult", "CongestionEvents
            "Tahoe", "Reno", "NewReno"]
 __all__ += ["sweep", "SweepTable"]
 # Workloads (issue 13).
-__all__ += ["LongLived", "FiniteTransfers", "Transfers", "TCPE", "SDC", "CHOKeI"]
+__all__ += ["LongLived", "FiniteTransfers", "Transfers", "TCPE", "SDC", "RDC", "CHOKeI"]

@@ -15,7 +15,7 @@ from . import scenario as spec
 from .flows import PENDING
 from .senders import ENGINES, NewReno
 
-__all__ = ["SDC"]
+__all__ = ["SDC", "RDC"]
 
 
 class SDC(NewReno):
@@ -35,25 +35,32 @@ class SDC(NewReno):
         """One round trip's delay update of flows ``j`` (CE seen or not); the next one a round trip later."""
         f = self.f
         rtt = f.prop[j] + f.qdelay(j)
-        self.delay[j] = variants.sdc_delay(self.delay[j], ce, np.maximum(f.cwnd[j].astype(float), 1.0), rtt,
+        self.delay[j] = variants.sdc_delay(self.delay[j], ce, self.window_seen(j), rtt,
                                            self.max_delay[j], self.threshold[j])
         self.hold[j] = self.delay[j] / self.dt
         self.t_update[j] = now + rtt + self.delay[j]
+
+    def window_seen(self, j):
+        """The window the delay law sees [packets]: the sender's own."""
+        return np.maximum(self.f.cwnd[j].astype(float), 1.0)
 
     def on_echoes(self, nearest, now):
         """CE on a small window keeps the window and, once a round trip, raises the delay; larger windows halve."""
         f = self.f
         echoed = (f.t_ece < nearest).nonzero()[0]
-        small = echoed[(f.cwnd[echoed] <= self.threshold[echoed]) & (f.state[echoed] <= PENDING)]
+        small = echoed[(self.window_seen(echoed) <= self.threshold[echoed]) & (f.state[echoed] <= PENDING)]
         if small.size:
             f.t_ece[small] = np.inf
             self.ce[small] = True
+        self._update(nearest, now)
+        super().on_echoes(nearest, now)  # the rest: RFC 3168's halving
+
+    def _update(self, nearest, now):
         # Once a round trip (the delay included): up if CE came back in it, else down.
         due = ((self.t_update < nearest) & (self.ce | (self.delay > 0))).nonzero()[0]
         if due.size:
             self._set_delay(due, self.ce[due], now)
             self.ce[due] = False
-        super().on_echoes(nearest, now)  # the rest: RFC 3168's halving
 
     def rto(self, j):
         """The time-out also waits for the held ACKs: RFC 6298's RTO plus the delay [s]."""
@@ -66,4 +73,45 @@ class SDC(NewReno):
         self.ce[j] = False
 
 
+class RDC(SDC):
+    """1-bit receiver-based delay control (Hsiao et al., Sec. II.B): the receiver holds the ACKs.
+
+    The receiver sees CE on arrival (half a propagation RTT and the queueing
+    delay after the mark) and does not echo it while the window it sees, the
+    packets of a round trip (the flight), is at most the threshold: it
+    raises its ACK delay instead (the same law as SDC, on its own estimates).
+    Larger flights echo CE as usual, and the sender halves.
+    """
+
+    def __init__(self, scenarios, flows, ring, dt, spec=None):
+        super().__init__(scenarios, flows, ring, dt, spec)
+        self.t_seen = np.full(flows.N, np.inf)  # when the receiver sees a CE [s]
+
+    def window_seen(self, j):
+        """The receiver's estimate of the window: the packets in flight, a round trip's worth [packets]."""
+        return np.maximum(self.f.inflight[j].astype(float), 1.0)
+
+    def on_marks(self, j, now, counts=None):
+        """Marks on small flights reach the receiver, which keeps them; larger ones are echoed to the sender."""
+        f = self.f
+        small = self.window_seen(j) <= self.threshold[j]
+        k = j[small]
+        self.t_seen[k] = np.minimum(self.t_seen[k], now + f.prop[k] / 2 + f.qdelay(k))
+        super(SDC, self).on_marks(j[~small], now, None if counts is None else counts[~small])
+
+    def on_echoes(self, nearest, now):
+        """The receiver's CE (no echo) and the sender's echoes (RFC 3168's halving for large windows)."""
+        seen = (self.t_seen < nearest).nonzero()[0]
+        if seen.size:
+            self.t_seen[seen] = np.inf
+            self.ce[seen] = True
+        super().on_echoes(nearest, now)
+
+    def new_connection(self, j):
+        """A new connection's receiver has seen no CE."""
+        super().new_connection(j)
+        self.t_seen[j] = np.inf
+
+
 ENGINES[spec.SDC] = SDC
+ENGINES[spec.RDC] = RDC

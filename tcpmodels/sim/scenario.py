@@ -20,7 +20,7 @@ from .._results import Result
 
 __all__ = ["DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ", "Tahoe", "Reno", "NewReno", "Scenario",
            "QUEUES", "SENDERS"]
-__all__ += ["LongLived", "FiniteTransfers", "WORKLOADS", "TCPE", "SDC", "CHOKeI"]
+__all__ += ["LongLived", "FiniteTransfers", "WORKLOADS", "TCPE", "SDC", "RDC", "CHOKeI"]
 
 
 # What a scenario may ask of the engine: flow-steps (steps x flows) and ACK-ring
@@ -625,6 +625,28 @@ class SDC(NewReno):
             raise ValueError("ecn: SDC reacts to ECN marks and needs ecn=True, got False")
 
 
+@dataclasses.dataclass(frozen=True)
+class RDC(SDC):
+    """1-bit receiver-based delay control (Hsiao, Kung & Tan, Sec. II.B): the receiver holds the ACKs.
+
+    The receiver sees CE as packets arrive and, while the flight it sees (a
+    round trip's packets, its estimate of the window) is at most
+    ``window_threshold``, delays its ACKs by ``d`` instead of echoing CE,
+    with SDC's update law on its own estimates; above, it echoes CE and the
+    sender halves.  The paper summarises it (details in its reference [8]);
+    this is that summary.
+
+    Parameters
+    ----------
+{inherited}
+
+    Examples
+    --------
+    >>> RDC(max_delay=0.5).max_delay
+    0.5
+    """
+
+
 def _parameters(doc):
     """The entries of a numpydoc Parameters section of docstring `doc`, dedented."""
     lines = inspect.cleandoc(doc).split("\n")
@@ -658,12 +680,13 @@ _inherit_parameters(Reno, _Sender)
 _inherit_parameters(NewReno, _Sender)
 _inherit_parameters(TCPE, NewReno)
 _inherit_parameters(SDC, NewReno)
+_inherit_parameters(RDC, SDC)
 _inherit_parameters(CHOKeI, RED, skip=("weight",))
 
 QUEUES = {"droptail": DropTail, "random-drop": RandomDrop, "red": RED, "redi": REDI, "choke": CHOKe, "fpq": FPQ}
 QUEUES.update({"choke-i": CHOKeI})
 SENDERS = {"tahoe": Tahoe, "reno": Reno, "newreno": NewReno}
-SENDERS.update({"tcpe": TCPE, "sdc": SDC})
+SENDERS.update({"tcpe": TCPE, "sdc": SDC, "rdc": RDC})
 
 
 @dataclasses.dataclass(frozen=True)
