@@ -9,8 +9,18 @@ from .._results import Result
 __all__ = ["SimResult", "GroupResult", "CongestionEvents", "Transfers"]
 
 
+class _Table(Result):
+    """A result table of column arrays, the first one `flow`: ``len()`` gives the rows, ``t[name]`` a column."""
+
+    def __len__(self):
+        return self.flow.size
+
+    def __getitem__(self, column):
+        return getattr(self, column)
+
+
 @dataclasses.dataclass(frozen=True)
-class CongestionEvents(Result):
+class CongestionEvents(_Table):
     """A table of congestion events, one row per event in time order (columns as arrays).
 
     ``len(events)`` is the number of rows and ``events["drops"]`` a column.
@@ -32,15 +42,9 @@ class CongestionEvents(Result):
     window: np.ndarray
     drops: np.ndarray
 
-    def __len__(self):
-        return self.flow.size
-
-    def __getitem__(self, column):
-        return getattr(self, column)
-
 
 @dataclasses.dataclass(frozen=True)
-class Transfers(Result):
+class Transfers(_Table):
     """A table of completed finite transfers, one row per transfer in order of completion (columns as arrays).
 
     ``len(transfers)`` is the number of rows, ``transfers["size"]`` a column.
@@ -61,12 +65,6 @@ class Transfers(Result):
     size: np.ndarray
     start: np.ndarray
     completion: np.ndarray
-
-    def __len__(self):
-        return self.flow.size
-
-    def __getitem__(self, column):
-        return getattr(self, column)
 
     @property
     def delay(self):
