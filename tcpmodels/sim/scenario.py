@@ -892,8 +892,9 @@ class Scenario(Result):
             raise ValueError(f"n_flows/rtt/time_step/duration: the scenario is too long to simulate: {why}")
         if work > SLOW_WORK:
             warnings.warn(f"the scenario will be slow: {why}", TCPModelsWarning, stacklevel=4)
-        # The ring spans the longest RTT plus a full queue's delay, in steps, for every flow.
-        ring = ((self.max_rtt + drain + dt) / dt + 3) * self.n_flows * 8.0
+        # The ring spans the longest RTT plus a full queue's delay (and delay control's hold), in steps, per flow.
+        held = max(getattr(p, "max_delay", 0.0) for _, p in self.groups)
+        ring = ((self.max_rtt + drain + held + dt) / dt + 3) * self.n_flows * 8.0
         if ring > MAX_RING_BYTES:
             raise ValueError(f"n_flows/bandwidth/buffer: the ACK ring would need {ring / 2 ** 30:.3g} GiB: a full "
                              f"{self.limit}-packet queue takes {drain:.3g} s to drain at {self.bandwidth:g} bit/s, "
