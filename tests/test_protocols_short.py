@@ -67,7 +67,7 @@ def test_tcpe_keeps_its_window_under_marks_and_fills_the_link_where_ecn_newreno_
     e = sim.simulate(sim.Scenario(queue=MARKING, sender=sim.TCPE(max_window=2000), **base), check=True)
     n = sim.simulate(sim.Scenario(queue=MARKING, sender=sim.NewReno(ecn=True, sack=True, max_window=2000), **base))
     assert e.mark_rate > 0.1
-    # Measured (this commit): TCP/E 0.98, NewReno with ECN 0.70.
+    # Measured: TCP/E 1.00 (58 % of packets marked), NewReno with ECN 0.79.
     assert e.utilization > 0.95 and n.utilization < 0.9
 
 
