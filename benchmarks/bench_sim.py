@@ -9,6 +9,10 @@ Prints
   of half of it (20 Mbit/s, ~200 ms, 434 packets, 20 NewReno + SACK flows,
   200 s; goal: < 3 s; the packet-level simulator ns-3 needs ~40 s), its
   step (which the buffer's drain time sets) and its result at half that step;
+* issue 13: Morris' 500 restarting sources of 20-packet transfers (Fig. 7.2,
+  FPQ, 200 s; goal < 3 s) beside the same flows long-lived, and one TCP/E
+  flow at 2.4 Gbit/s (Kamra et al., 100 s) beside 240 Mbit/s (the cost
+  must not grow with the link rate);
 * flow-steps per second of batches of 16, 64 and 256 scenarios (goal for the
   large ones, 64 and 256: >= 3e7);
 * one HighSpeed TCP flow at 500 Mbit/s for 100 simulated seconds (issue 13;
@@ -24,6 +28,7 @@ at best, 1.44 s median, in one session).
 """
 
 import argparse
+import dataclasses
 import time
 
 import numpy as np
@@ -42,6 +47,32 @@ def few_flows(**kw):
     return sim.Scenario(n_flows=20, bandwidth=20e6, rtt=0.2, rtt_spread=0.1, packet_size=576,
                         queue=sim.DropTail(buffer=434), sender=sim.NewReno(sack=True), access_rate=1e7,
                         duration=200.0, warmup=20.0, **kw)
+
+
+def tcpe(bandwidth):
+    # Kamra et al., Sec. 3: one TCP/E flow, 60 ms, 32 Mbit of 1000-byte packets at 2.4 Gbit/s (13 ms of
+    # queue; other rates keep those 13 ms, and so the step), RED-I with ECN; 100 s.
+    buffer = int(32e6 / 8000 * bandwidth / 2.4e9)
+    return sim.Scenario(n_flows=1, bandwidth=bandwidth, rtt=0.06, rtt_spread=0.0, packet_size=1000,
+                        queue=sim.REDI(min_th=buffer / 8, max_th=3 * buffer / 4, max_p=1.0, buffer=buffer, ecn=True),
+                        sender=sim.TCPE(max_window=10 * int(bandwidth * 0.06 / 8000) + buffer), duration=100.0,
+                        warmup=20.0, start_spread=0.0)
+
+
+def short_transfers_and_tcpe(repeat):
+    """Issue 13's rows: Morris' 500 restarting sources (Fig. 7.2) and TCP/E at 2.4 Gbit/s (and a tenth of it)."""
+    transfers = sim.Scenario(n_flows=500, bandwidth=10e6, rtt=0.1, queue=sim.FPQ(ppf=5), duration=200.0,
+                             warmup=50.0, workload=sim.FiniteTransfers(size=20))
+    t_tr, r = best_time(lambda: sim.simulate(transfers), repeat)
+    t_ll, _ = best_time(lambda: sim.simulate(dataclasses.replace(transfers, workload=sim.LongLived())), repeat)
+    print(f"Morris Fig. 7.2, 500 sources of 20-packet transfers, FPQ ppf 5, 200 s: {t_tr:.2f} s wall "
+          f"(goal < 3 s: {'met' if t_tr < 3 else 'NOT met'}; the same 500 flows long-lived: {t_ll:.2f} s); "
+          f"{len(r.transfers)} transfers, mean delay {r.transfers.delay.mean():.2f} s (thesis 4.6)")
+    for bandwidth in (2.4e9, 2.4e8):
+        t_e, r = best_time(lambda: sim.simulate(tcpe(bandwidth)), repeat)  # noqa: B023  (called at once)
+        print(f"one TCP/E flow at {bandwidth / 1e9:g} Gbit/s, 60 ms, RED-I + ECN, 100 s: {t_e:.2f} s wall, "
+              f"utilization {r.utilization:.3f}, step {r.time_step * 1e3:.2f} ms ({r.packets / 80:.3g} packets "
+              f"a second, each an event to a packet-level simulator)")
 
 
 def best_time(fn, repeat):
@@ -80,6 +111,8 @@ def main(argv=None):
           f"(a quarter of the buffer's {few.drain_time * 1e3:.0f} ms drain time)")
     print(f"  loss {rf.loss_rate:.2e} (ns-3 3.2e-04), queue {rf.queue:.0f} pkt (ns-3 322), utilization "
           f"{rf.utilization:.3f}; at half the step: loss {half.loss_rate:.2e}, queue {half.queue:.0f}")
+
+    short_transfers_and_tcpe(args.repeat)
 
     for size, duration in ((16, 60.0), (64, 30.0), (256, 30.0)):
         batch = [standard(n_flows=1000, duration=duration, seed=k) for k in range(size)]

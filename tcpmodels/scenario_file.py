@@ -53,16 +53,23 @@ def sim_classes():
 
 @functools.cache
 def _roles():
-    """{"queue": classes, "sender": classes}: which sim classes a Scenario takes for each role."""
-    roles = {"queue": {}, "sender": {}}
+    """{"queue": classes, "sender": classes, "workload": classes}: which sim classes a Scenario takes for each role."""
+    roles = {"queue": {}, "sender": {}, "workload": {}}
     for key, cls in sim_classes().items():
         for role in roles:
-            try:
-                sim.Scenario(n_flows=1, bandwidth=1e6, rtt=0.1, **{role: cls()})
-            except (TypeError, ValueError):
-                continue
-            roles[role][key] = cls
+            # (An ECN-only sender, TCPE, is a sender behind a queue that marks.)
+            if any(_takes(role, cls, queue) for queue in (sim.RED(), sim.RED(ecn=True))):
+                roles[role][key] = cls
     return roles
+
+
+def _takes(role, cls, queue):
+    """Whether a Scenario with `queue` takes an instance of `cls` as its `role`."""
+    try:
+        sim.Scenario(n_flows=1, bandwidth=1e6, rtt=0.1, **{"queue": queue, role: cls()})
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _key(name):
@@ -185,7 +192,7 @@ def scenario_from_table(table, source=""):
     _checked(where, table, fields)
     defaults = {f.name: f.default for f in dataclasses.fields(sim.Scenario)}
     size = _value(where, "packet_size", table.get("packet_size", defaults["packet_size"]), "float", None)
-    kwargs = {k: _component(where, k, v, size) if k in ("queue", "sender") else _value(where, k, v, fields[k], size)
+    kwargs = {k: _component(where, k, v, size) if k in _roles() else _value(where, k, v, fields[k], size)
               for k, v in table.items()}
     if "warmup" not in kwargs and "duration" in kwargs and kwargs["duration"] <= defaults["warmup"]:
         kwargs["warmup"] = WARMUP_SHARE * kwargs["duration"]  # the user never set a warm-up: fit one

@@ -14,9 +14,28 @@ Examples
 True
 """
 
+from . import delaycontrol as _delaycontrol  # noqa: F401  (registers the engines of SDC and RDC)
+from . import tcpe as _tcpe  # noqa: F401  (registers the engine of TCPE)
 from .engine import simulate
-from .result import CongestionEvents, GroupResult, SimResult
-from .scenario import FPQ, RED, REDI, CHOKe, DropTail, NewReno, RandomDrop, Reno, Scenario, Tahoe
+from .result import CongestionEvents, GroupResult, SimResult, Transfers
+from .scenario import (
+    FPQ,
+    RDC,
+    RED,
+    REDI,
+    SDC,
+    TCPE,
+    CHOKe,
+    CHOKeI,
+    DropTail,
+    FiniteTransfers,
+    LongLived,
+    NewReno,
+    RandomDrop,
+    Reno,
+    Scenario,
+    Tahoe,
+)
 from .sweep import SweepTable, sweep
 
 # The high-speed senders (issue 13): their engines register themselves.
@@ -28,3 +47,5 @@ __all__ = ["Scenario", "simulate", "SimResult", "GroupResult", "CongestionEvents
            "Tahoe", "Reno", "NewReno"]
 __all__ += ["sweep", "SweepTable"]
 __all__ += ["HighSpeed", "Scalable", "ACWAP", "NDCA"]
+# Workloads and the ECN and delay-control senders (issue 13).
+__all__ += ["LongLived", "FiniteTransfers", "Transfers", "TCPE", "SDC", "RDC", "CHOKeI"]

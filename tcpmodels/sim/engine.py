@@ -54,7 +54,7 @@ from .meter import Meter
 from .queues import Step, make_queue
 from .scenario import Scenario
 from .senders import make_sender
-from .workloads import LongLived
+from .workloads import make_workload
 
 __all__ = ["simulate"]
 
@@ -147,7 +147,7 @@ class _Engine:
         self.serve = self.capacity * dt  # packets served per step
         self.limit = np.array([float(s.limit) for s in scenarios])
         prop = self._propagation(scenarios, rng)
-        self.workload = LongLived(col([s.start_spread for s in scenarios]))
+        self.workload = make_workload(scenarios, col([s.start_spread for s in scenarios]))
         start = self.workload.start_times(rng)
         self.prop_steps = prop / dt
         self.link_loss = col([s.link_loss for s in scenarios])
@@ -155,10 +155,12 @@ class _Engine:
         max_window = np.concatenate([s.per_flow(s.window_cap) for s in scenarios])
         real = state_dtype(S * n, max_window.max(), first.duration, prop.min())
         self.flows = Flows(n, prop, self.capacity, max_window, start, real)
-        worst_delay = (prop.max() + (self.limit / self.capacity).max() + dt) / dt
+        held = max(getattr(p, "max_delay", 0.0) for s in scenarios for _, p in s.groups)  # (delay control)
+        worst_delay = (prop.max() + (self.limit / self.capacity).max() + held + dt) / dt
         delayed = np.concatenate([s.per_flow(lambda p: p.delayed_ack) for s in scenarios]) > 0  # per group
         self.ring = AckRing(int(np.ceil(worst_delay)) + 3, S * n, real, delayed, DELAYED_ACK_TIMEOUT / dt)
         self.sender = make_sender(scenarios, self.flows, self.ring, dt)
+        self.workload.attach(self.flows, self.sender, rng, self.link_loss)
         self.queue = make_queue(scenarios, rng, first.sender.ecn)
         self.ecn = self.queue.marking
         self.steps = int(round(first.duration / dt))
@@ -172,6 +174,7 @@ class _Engine:
         """Advance every flow of the batch through the run; one SimResult per scenario."""
         f, sender, queue, ring, meter, rng = self.flows, self.sender, self.queue, self.ring, self.meter, self.rng
         dt, serve, capacity, prop_steps, one = self.dt, self.serve, self.capacity, self.prop_steps, self.S == 1
+        workload, finite = self.workload, self.workload.finite
         for k in range(self.steps):
             now = k * dt
             # A timer fires at the step nearest its time (firing at the next one
@@ -182,12 +185,16 @@ class _Engine:
                 meter.begin(f)
                 sender.events = meter.events  # congestion events are logged from now on
             sender.on_acks(ring.take(k), self.check)
+            if finite:
+                workload.completions(now, measuring)
             if self.ecn:
                 sender.on_echoes(nearest, now)
             deciding = self._timers(nearest, now, measuring)
             arr = sender.send(deciding)
             step = self._arrive(k, now, arr, measuring)
             D, hits = queue.decide(step)
+            if finite:
+                workload.observe(D, step.A, step.link_total)
             new_loss = None if hits is None else sender.on_drops(*hits, arr, rng)
             load = f.q + step.A - D
             served = np.minimum(load, serve)
@@ -196,7 +203,9 @@ class _Engine:
             # The survivors' ACKs come back after RTT + queueing delay.
             qd = f.q / capacity
             sending = step.sending
-            back = ring.insert(sending, arr[sending], prop_steps[sending],
+            # (A delay-control sender holds its ACKs ``hold`` steps before acting on them.)
+            rtt_steps = prop_steps[sending] if sender.hold is None else (prop_steps + sender.hold)[sending]
+            back = ring.insert(sending, arr[sending], rtt_steps,
                                float(qd[0] / dt) if one else (qd / dt)[step.owner], rng)
             if new_loss is not None and new_loss.size:
                 # Loss noticed when the lost packet's ACK would have come back: the
@@ -209,7 +218,7 @@ class _Engine:
             if k % sender.rtt_steps == 0:
                 sender.update_rtt(qd)
             meter.record(k, measuring, step.A, D, served, f, self.limit)
-        return meter.results(f)
+        return meter.results(f, workload)
 
     def _propagation(self, scenarios, rng):
         """Each flow's propagation RTT [s]: as given, or uniform about the mean (rtt_spread)."""
@@ -235,7 +244,7 @@ class _Engine:
         st = f.state[due]
         j = due[st == IDLE]
         if j.size:
-            self.workload.start(j, self.sender)
+            self.workload.start(j, self.sender, now)
         deciding = due[st == PENDING]
         j = due[st == RECOVERY]
         if j.size:
@@ -267,9 +276,9 @@ class _Engine:
         step.k, step.now, step.arr, step.q, step.measuring = k, now, arr, self.flows.q, measuring
         return step
 
-    def _mark(self, j, marks):
-        # ECN marks on flows j (marks per scenario): the echo halves their windows later.
-        self.sender.on_marks(j, self.step.now)
+    def _mark(self, j, marks, counts):
+        # ECN marks on flows j (marks per scenario, counts per flow): the echo halves their windows later.
+        self.sender.on_marks(j, self.step.now, counts)
         if self.step.measuring:
             self.meter.marked += marks
 

@@ -106,6 +106,12 @@ class Flows:
         self.t_fr = zeros(float)  # when fast recovery began [s]
         self.t_ece = np.full(N, np.inf)  # when a mark's echo reaches the sender (ECN only) [s]
         self.t_cwr = zeros(float)  # no second ECN reduction before this time [s]
+        # Finite transfers (workloads.Transfers sets them): the cumulative ACK
+        # count that ends the flow's transfer (None: long-lived flows only);
+        # the count when its connection opened, and its RTO until its first ACK.
+        self.target = None
+        self.conn_acked = np.full(N, -1.0)
+        self.conn_rto = zeros(float)
 
     def per_scenario(self, j):
         """How many of the (sorted) flows ``j`` each scenario has."""

@@ -107,8 +107,8 @@ class Meter:
                 self.tr_report.setdefault(name, []).append(values)
             self.tr_a, self.tr_d, self.tr_qs = np.zeros(self.S), np.zeros(self.S), np.zeros(self.S)
 
-    def results(self, flows):
-        """One SimResult per scenario."""
+    def results(self, flows, workload):
+        """One SimResult per scenario (``workload`` lists its completed transfers)."""
         S, n, dt, acc = self.S, self.n, self.dt, self.acc
         steps = self.steps - self.measure_from
         good = (flows.acked - self.acked_start).astype(float).reshape(S, n) / (steps * dt)
@@ -144,6 +144,7 @@ class Meter:
                 groups=self._groups(g, drops[s], timeouts[s], window[s], sent[s]),
                 congestion_events=mine,
                 trace=self._trace_of(s),
+                transfers=workload.table(s, n),
             ))
         return results
 

@@ -36,7 +36,7 @@ class Step:
     ``q`` its queue [packets], ``serve`` its service per step, ``limit`` its
     hard limit; ``sending`` the flows with arrivals (sorted), ``owner``
     their scenarios (None for one); ``n`` flows per scenario; ``rng``.
-    ``mark(flows, marks)`` delivers ECN marks, ``remove(i, frac)`` takes a
+    ``mark(flows, marks, counts)`` delivers ECN marks (per scenario, per flow), ``remove(i, frac)`` takes a
     queued packet's ACK out of the ring (the slot, or None),
     ``lost_queued(i, slot, arriving, behind)`` tells the flow (slot None: a
     packet its sender had written off).
@@ -181,6 +181,10 @@ class _Arrays:
         return inside.sum(axis=0), (at * inside).max(axis=0), at[-1], len(at)
 
 
+# A lone scenario takes its spaced decisions one per round below this many due in a step, in a block above.
+FLOAT_BLOCK = 16.0
+
+
 class _Floats:
     """The same operations on plain floats: a batch of one scenario.
 
@@ -208,12 +212,21 @@ class _Floats:
 
     @staticmethod
     def decisions(first, inv, mean, rng):
-        return first  # one decision a round: on floats cheaper than a block
+        if mean < FLOAT_BLOCK:
+            return first  # one decision a round: on floats cheaper than a block
+        # Many due (a fast link, a high probability): a block, so the cost of a
+        # step does not grow with the link's rate.
+        gaps = np.floor(rng.random(4 + int(2.0 * mean)) * inv) + 1.0
+        gaps[0] = first
+        return np.add.accumulate(gaps, out=gaps)
 
     @staticmethod
     def tally(at, length):
-        inside = at <= length
-        return inside, at, at, 1
+        if isinstance(at, float):
+            inside = at <= length
+            return inside, at, at, 1
+        k = int(np.searchsorted(at, length, side="right"))
+        return k, float(at[k - 1]) if k else 0.0, float(at[-1]), at.size
 
 
 class _REDState(_FIFO):
@@ -322,8 +335,8 @@ class _REDState(_FIFO):
         marks = D - self.forced
         D = self.forced.copy()
         if marks.any():
-            jm, _ = step.spread(step.arr if step.link is None else step.arr - step.link, marks, None)
-            step.mark(jm, marks)
+            jm, counts = step.spread(step.arr if step.link is None else step.arr - step.link, marks, None)
+            step.mark(jm, marks, counts)
         return D
 
     def _rate(self, p, leaving=None):
@@ -555,17 +568,22 @@ class _CHOKe(_SharedQueue, _REDState):
         self._shares(scenarios)
         self.min_th = np.array([s.queue.min_th for s in scenarios])
 
-    def decide(self, step):
-        S, n, rng = self.size, step.n, step.rng
-        idle = np.maximum(step.serve - step.q - step.A, 0.0)
+    def _matches(self, step, offered):
+        """The arrivals that meet a queued packet of their own flow (per flow), and whether those leave too."""
+        n, rng = step.n, step.rng
         # While RED's average is above min_th, each arrival meets a random
         # queued packet; the same flow's loses both.
         live = np.repeat((np.array(self.avg) > self.min_th) & (step.q >= 1.0), n)
         p_match = np.where(live, self.queued / np.repeat(np.maximum(step.q, 1.0), n), 0.0)
+        return rng.binomial(offered.astype(np.int64), np.minimum(p_match, 1.0)).astype(float), True
+
+    def decide(self, step):
+        S, n, rng = self.size, step.n, step.rng
+        idle = np.maximum(step.serve - step.q - step.A, 0.0)
         offered = step.arr if step.link is None else step.arr - step.link
-        matched = rng.binomial(offered.astype(np.int64), np.minimum(p_match, 1.0)).astype(float)
+        matched, both = self._matches(step, offered)
         from_queue = np.zeros(S)
-        for i in matched.nonzero()[0]:
+        for i in matched.nonzero()[0] if both else ():
             for _ in range(int(matched[i])):
                 self._remove(i, rng.random(), offered[i], step)
                 from_queue[i // n] += 1.0
@@ -589,9 +607,33 @@ class _CHOKe(_SharedQueue, _REDState):
         return j, hits[j]
 
 
+class _KamraCHOKe(_CHOKe):
+    """Kamra, Misra & Towsley's CHOKe/RED-I: at periodic intervals one arrival meets a random queued packet."""
+
+    def __init__(self, scenarios, rng, ecn):
+        super().__init__(scenarios, rng, ecn)
+        self.interval = np.array([s.queue.match_interval for s in scenarios])
+        self.next_match = np.zeros(len(scenarios))
+
+    def _matches(self, step, offered):
+        """Scenarios due a test: one arrival (a flow by its share of them) against a queued packet (by share)."""
+        n, rng = step.n, step.rng
+        matched = np.zeros(offered.size)
+        due = ((step.now >= self.next_match) & (step.q >= 1.0) & (offered.reshape(-1, n).sum(axis=1) > 0)).nonzero()[0]
+        for s in due:
+            at = slice(s * n, (s + 1) * n)
+            arriving = offered[at] / offered[at].sum()
+            i = rng.choice(n, p=arriving)
+            if rng.random() * step.q[s] < self.queued[s * n + i]:
+                matched[s * n + i] = 1.0  # only the arrival is dropped (Sec. 2)
+        self.next_match[due] = step.now + self.interval[due]
+        return matched, False
+
+
 # The engine of each queue spec (the most derived registered class of a spec wins).
 ENGINES = {spec.DropTail: _FIFO, spec.RandomDrop: _RandomDrop, spec.RED: _REDState, spec.CHOKe: _CHOKe,
            spec.FPQ: _FPQState}
+ENGINES[spec.CHOKeI] = _KamraCHOKe
 
 
 def make_queue(scenarios, rng, ecn=False):

@@ -6,11 +6,21 @@ import numpy as np
 
 from .._results import Result
 
-__all__ = ["SimResult", "GroupResult", "CongestionEvents"]
+__all__ = ["SimResult", "GroupResult", "CongestionEvents", "Transfers"]
+
+
+class _Table(Result):
+    """A result table of column arrays, the first one `flow`: ``len()`` gives the rows, ``t[name]`` a column."""
+
+    def __len__(self):
+        return self.flow.size
+
+    def __getitem__(self, column):
+        return getattr(self, column)
 
 
 @dataclasses.dataclass(frozen=True)
-class CongestionEvents(Result):
+class CongestionEvents(_Table):
     """A table of congestion events, one row per event in time order (columns as arrays).
 
     ``len(events)`` is the number of rows and ``events["drops"]`` a column.
@@ -32,11 +42,34 @@ class CongestionEvents(Result):
     window: np.ndarray
     drops: np.ndarray
 
-    def __len__(self):
-        return self.flow.size
 
-    def __getitem__(self, column):
-        return getattr(self, column)
+@dataclasses.dataclass(frozen=True)
+class Transfers(_Table):
+    """A table of completed finite transfers, one row per transfer in order of completion (columns as arrays).
+
+    ``len(transfers)`` is the number of rows, ``transfers["size"]`` a column.
+
+    Attributes
+    ----------
+    flow : ndarray
+        The flow's index in the scenario [-].
+    size : ndarray
+        Packets transferred [packets].
+    start : ndarray
+        When its connection opened (the SYN left) [s].
+    completion : ndarray
+        When the ACK of its last packet arrived [s].
+    """
+
+    flow: np.ndarray
+    size: np.ndarray
+    start: np.ndarray
+    completion: np.ndarray
+
+    @property
+    def delay(self):
+        """Each transfer's delay, handshake included: completion - start [s]."""
+        return self.completion - self.start
 
 
 @dataclasses.dataclass(frozen=True)
@@ -124,6 +157,10 @@ class SimResult(Result):
         reacts to: a fast retransmit, or a time-out when too few duplicate
         ACKs came back, or a lost retransmission (one drop) that ends fast
         recovery in a time-out.  ECN marks are not losses and make no rows.
+    transfers : Transfers
+        With ``Scenario(workload=FiniteTransfers(...))``: every transfer
+        completed in the measured interval (``flow``, ``size`` [packets],
+        ``start`` and ``completion`` [s], ``delay`` [s]); empty otherwise.
     trace : dict or None
         With ``Scenario(trace=True)``: ``time`` [s], ``queue`` [packets],
         ``loss_rate`` [-] per trace interval, ``window`` [packets] of the first
@@ -151,3 +188,4 @@ class SimResult(Result):
     groups: tuple = ()
     congestion_events: CongestionEvents = None
     trace: dict | None = None
+    transfers: Transfers = None

@@ -21,6 +21,7 @@ from .._results import Result
 __all__ = ["DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ", "Tahoe", "Reno", "NewReno", "Scenario",
            "QUEUES", "SENDERS"]
 __all__ += ["HighSpeed", "Scalable", "ACWAP", "NDCA", "HIGH_SPEED_WINDOW"]
+__all__ += ["LongLived", "FiniteTransfers", "WORKLOADS", "TCPE", "SDC", "RDC", "CHOKeI"]
 
 
 # What a scenario may ask of the engine: flow-steps (steps x flows) and ACK-ring
@@ -423,6 +424,230 @@ class NewReno(_Sender):
         return super().batch_key() + (self.sack,)
 
 
+
+
+@dataclasses.dataclass(frozen=True)
+class CHOKeI(CHOKe):
+    """CHOKe/RED-I as Kamra, Misra & Towsley configure it for TCP/E: RED-I marks, a periodic CHOKe test drops.
+
+    RED on the instantaneous queue (weight 1) decides the ECN marks; every
+    ``match_interval`` one arriving packet is compared with a packet drawn at
+    random from the queue, and dropped (it alone) if both belong to the same
+    flow, so the flows holding most of the queue lose most (Sec. 2).
+
+    Parameters
+    ----------
+    match_interval : float
+        Time between match tests [s]; the paper says "at periodic intervals"
+        without a value.  1 s: a flow holding a third of the queue loses a
+        packet every few seconds, a congestion event that TCP/E recovers from
+        in a few round trips by slow start.
+{inherited}
+
+    Examples
+    --------
+    >>> CHOKeI(min_th=500, max_th=3000, max_p=1.0, buffer=4000, ecn=True).weight
+    1.0
+    """
+
+    weight: float = dataclasses.field(default=1.0, init=False)
+    match_interval: float = 1.0
+
+    def __post_init__(self):
+        super().__post_init__()
+        _set(self, "match_interval", _positive("match_interval", self.match_interval))
+
+
+# --- Workloads: when flows have data (issue 13) ---------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class _Workload(Result):
+    """When a scenario's flows have data (the specs below)."""
+
+    def batch_key(self):
+        """What two scenarios' workloads must share to run in one batch (the engine's code path)."""
+        return (type(self),)
+
+
+@dataclasses.dataclass(frozen=True)
+class LongLived(_Workload):
+    """Long-lived flows (Morris 1999, ch. 3): each starts once, within ``start_spread``, and always has data.
+
+    Examples
+    --------
+    >>> LongLived().batch_key()
+    (<class 'tcpmodels.sim.scenario.LongLived'>,)
+    """
+
+
+@dataclasses.dataclass(frozen=True)
+class FiniteTransfers(_Workload):
+    """Repeated finite transfers, each on a new connection (Morris 1999, section 7.1).
+
+    Each source transfers ``size`` packets (a fixed number, or exponentially
+    distributed with that mean, rounded to whole packets, at least one),
+    waits for the ACK of the last one, and opens a new connection: a SYN and
+    its SYN-ACK take one round trip (a lost SYN is sent again after
+    ``connection_timeout``, doubling on each further loss), then the
+    transfer starts afresh in slow start from the initial window, with the
+    initial RTO until its first ACK.  ``SimResult.transfers`` lists the
+    transfers completed in the measured interval.
+
+    Parameters
+    ----------
+    size : float
+        Packets per transfer (its mean when exponential) [packets], at least 1 (20, Morris 1999, ch. 7).
+    distribution : str
+        ``"fixed"`` or ``"exponential"`` (Morris 1999, sections 7.1-7.4).
+    connection_timeout : float
+        Initial retransmission time-out of a new connection [s]: a lost SYN,
+        and data packets lost before the connection's first ACK, are resent
+        after it (3 s: RFC 1122 / RFC 2988's initial RTO, the value behind
+        Morris 1999, section 7.2's "the initial timeout is 3 seconds").
+
+    Examples
+    --------
+    >>> FiniteTransfers(size=20, distribution="exponential").connection_timeout
+    3.0
+    >>> FiniteTransfers(size=0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: size must be >= 1 packet, got 0.5
+    """
+
+    size: float = 20.0
+    distribution: str = "fixed"
+    connection_timeout: float = 3.0
+
+    def __post_init__(self):
+        size = _finite("size", float(_checks.positive("size", self.size)))
+        if not size >= 1:
+            raise ValueError(f"size must be >= 1 packet, got {self.size!r}")
+        _set(self, "size", size)
+        _set(self, "distribution", _checks.choice("distribution", self.distribution, ("fixed", "exponential")))
+        _set(self, "connection_timeout", _positive("connection_timeout", self.connection_timeout))
+
+
+WORKLOADS = {"long-lived": LongLived, "finite": FiniteTransfers}
+
+
+def _workload(scenario):
+    """The scenario's workload, validated: one spec (a name becomes its spec), or ``((count, spec), ...)`` groups."""
+    value = scenario.workload
+    if isinstance(value, (str, _Workload)):
+        return _spec("workload", value, WORKLOADS)
+    try:
+        groups = tuple((_whole("workload: count", c), _spec("workload", w, WORKLOADS)) for c, w in value)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, ValueError) and str(e).startswith("workload"):
+            raise
+        raise ValueError(f"workload must be a workload spec, a name or (count, workload) pairs, "
+                         f"got {value!r}") from None
+    if not groups or sum(c for c, _ in groups) != scenario.n_flows:
+        raise ValueError(f"workload: group sizes {[c for c, _ in groups]} must add up to n_flows ({scenario.n_flows})")
+    return groups
+
+
+
+# --- The seed papers' senders for short transfers and ECN (issue 13) ----------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class TCPE(NewReno):
+    """TCP/E (Kamra, Misra & Towsley): an ECN echo freezes the window instead of halving it.
+
+    On every ACK that echoes a mark (the receiver echoes each marked packet
+    in exactly one ACK) the window stays as it is and the sender switches to
+    congestion avoidance; after a round trip without marks it switches back
+    to slow start, unbounded until the next mark or loss (the paper's OnAck,
+    :func:`tcpmodels.variants.tcpe_on_ack`).  Losses are handled as by
+    NewReno, with SACK by default (the paper's loss behaviour is "standard
+    TCP"; without SACK a slow-start overshoot of a thousand packets takes a
+    thousand round trips to repair).  It needs a queue that marks (RED, REDI or CHOKe with
+    ``ecn=True``; the paper: RED on the instantaneous queue, REDI).
+
+    Parameters
+    ----------
+{inherited}
+
+    Examples
+    --------
+    >>> TCPE().ecn
+    True
+    """
+
+    ecn: bool = True
+    sack: bool = True
+
+    def __post_init__(self):
+        super().__post_init__()
+        if not self.ecn:
+            raise ValueError("ecn: TCPE reacts to ECN marks and needs ecn=True, got False")
+
+
+
+@dataclasses.dataclass(frozen=True)
+class SDC(NewReno):
+    """Sender-based delay control (Hsiao, Kung & Tan, Sec. II.B): hold the ACKs instead of halving a small window.
+
+    While the window is at most ``window_threshold`` packets, a CE echo leaves
+    the window as it is and raises the sender's delay ``d`` (the time it holds
+    each ACK before processing it), multiplicatively; a round trip without CE
+    lowers it additively; the rate is ``cwnd / (RTT + d)``
+    (:func:`tcpmodels.variants.sdc_delay`, :func:`~tcpmodels.variants.delayed_rate`).
+    Above the threshold the delay is 0 and CE halves the window as for
+    NewReno with ECN.  It needs a queue that marks (the paper: gentle RED
+    with ECN).
+
+    Parameters
+    ----------
+    max_delay : float
+        Largest delay [s] (0.2 s and 2 s in the paper's Figs. 7-9).
+    window_threshold : float
+        Window above which delay control is off [packets] ("above eight packets").
+{inherited}
+
+    Examples
+    --------
+    >>> SDC(max_delay=0.2).window_threshold
+    8.0
+    """
+
+    max_delay: float = 2.0
+    window_threshold: float = 8.0
+    ecn: bool = True
+
+    def __post_init__(self):
+        super().__post_init__()
+        _set(self, "max_delay", _nonnegative("max_delay", self.max_delay))
+        _set(self, "window_threshold", _positive("window_threshold", self.window_threshold))
+        if not self.ecn:
+            raise ValueError("ecn: SDC reacts to ECN marks and needs ecn=True, got False")
+
+
+@dataclasses.dataclass(frozen=True)
+class RDC(SDC):
+    """1-bit receiver-based delay control (Hsiao, Kung & Tan, Sec. II.B): the receiver holds the ACKs.
+
+    The receiver sees CE as packets arrive and, while the flight it sees (a
+    round trip's packets, its estimate of the window) is at most
+    ``window_threshold``, delays its ACKs by ``d`` instead of echoing CE,
+    with SDC's update law on its own estimates; above, it echoes CE and the
+    sender halves.  The paper summarises it (details in its reference [8]);
+    this is that summary.
+
+    Parameters
+    ----------
+{inherited}
+
+    Examples
+    --------
+    >>> RDC(max_delay=0.5).max_delay
+    0.5
+    """
+
+
 def _parameters(doc):
     """The entries of a numpydoc Parameters section of docstring `doc`, dedented."""
     lines = inspect.cleandoc(doc).split("\n")
@@ -454,6 +679,10 @@ _inherit_parameters(CHOKe, RED)
 _inherit_parameters(Tahoe, _Sender)
 _inherit_parameters(Reno, _Sender)
 _inherit_parameters(NewReno, _Sender)
+_inherit_parameters(TCPE, NewReno)
+_inherit_parameters(SDC, NewReno)
+_inherit_parameters(RDC, SDC)
+_inherit_parameters(CHOKeI, RED, skip=("weight",))
 
 
 # --- High-speed senders (issue 13: RFC 3649, Kelly 2003, Su et al. 2006, Park et al.) -----------
@@ -618,8 +847,10 @@ _inherit_parameters(ACWAP, HighSpeed)
 _inherit_parameters(NDCA, Reno)
 
 QUEUES = {"droptail": DropTail, "random-drop": RandomDrop, "red": RED, "redi": REDI, "choke": CHOKe, "fpq": FPQ}
+QUEUES.update({"choke-i": CHOKeI})
 SENDERS = {"tahoe": Tahoe, "reno": Reno, "newreno": NewReno}
 SENDERS.update({"highspeed": HighSpeed, "scalable": Scalable, "acwap": ACWAP, "ndca": NDCA})
+SENDERS.update({"tcpe": TCPE, "sdc": SDC, "rdc": RDC})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -680,6 +911,11 @@ class Scenario(Result):
         Sampling interval of the traces [s].
     trace_flows : int
         Number of flows whose windows are traced.
+    workload : LongLived, FiniteTransfers, str or sequence of (int, workload)
+        When the flows have data: ``LongLived()`` (the default) or
+        ``FiniteTransfers(...)`` for every flow, a name (``"long-lived"``,
+        ``"finite"``), or groups ``(count, workload)`` like ``senders``
+        (counts adding up to ``n_flows``; stored as a tuple of pairs).
 
     Examples
     --------
@@ -710,15 +946,24 @@ class Scenario(Result):
     trace_interval: float = 0.1
     trace_flows: int = 5
     senders: tuple | None = None
+    workload: object = dataclasses.field(default_factory=LongLived)
 
     def __post_init__(self):
         _set(self, "n_flows", _whole("n_flows", self.n_flows, minimum=1))
         _set(self, "bandwidth", _positive("bandwidth", self.bandwidth))
         self._check_groups()
+        _set(self, "workload", _workload(self))
         _set(self, "packet_size", _positive("packet_size", self.packet_size))
         _set(self, "queue", _spec("queue", self.queue, QUEUES))
         if self.senders is None:
             _set(self, "sender", _spec("sender", self.sender, SENDERS))
+        only = [type(p).__name__ for _, p in self.groups if isinstance(p, (TCPE, SDC))]
+        if only and len(self.groups) > 1:
+            raise ValueError(f"senders: {only[0]} cannot share a scenario with other senders (its ECN rule is "
+                             f"not dispatched per group)")
+        if only and not getattr(self.queue, "ecn", False):
+            raise ValueError(f"queue: {only[0]} reacts only to ECN marks and needs a queue that marks (RED, REDI or "
+                             f"CHOKe with ecn=True), got {self.queue!r}")
         _set(self, "duration", _positive("duration", self.duration))
         _set(self, "warmup", float(_checks.in_range("warmup", self.warmup, 0, self.duration, high_open=True)))
         if self.seed is not None:
@@ -772,6 +1017,13 @@ class Scenario(Result):
         return self.senders if self.senders is not None else ((self.n_flows, self.sender),)
 
     @property
+    def workloads(self):
+        """The workload groups: ``((count, workload), ...)`` (one group unless ``workload`` lists groups)."""
+        if isinstance(self.workload, _Workload):
+            return ((self.n_flows, self.workload),)
+        return self.workload
+
+    @property
     def flow_rtts(self):
         """Each flow's propagation RTT [s] when given explicitly, else None (drawn from rtt and rtt_spread)."""
         if np.ndim(self.rtt) == 0:
@@ -806,8 +1058,9 @@ class Scenario(Result):
             raise ValueError(f"n_flows/rtt/time_step/duration: the scenario is too long to simulate: {why}")
         if work > SLOW_WORK:
             warnings.warn(f"the scenario will be slow: {why}", TCPModelsWarning, stacklevel=4)
-        # The ring spans the longest RTT plus a full queue's delay, in steps, for every flow.
-        ring = ((self.max_rtt + drain + dt) / dt + 3) * self.n_flows * 8.0
+        # The ring spans the longest RTT plus a full queue's delay (and delay control's hold), in steps, per flow.
+        held = max(getattr(p, "max_delay", 0.0) for _, p in self.groups)
+        ring = ((self.max_rtt + drain + held + dt) / dt + 3) * self.n_flows * 8.0
         if ring > MAX_RING_BYTES:
             raise ValueError(f"n_flows/bandwidth/buffer: the ACK ring would need {ring / 2 ** 30:.3g} GiB: a full "
                              f"{self.limit}-packet queue takes {drain:.3g} s to drain at {self.bandwidth:g} bit/s, "
@@ -822,7 +1075,7 @@ class Scenario(Result):
         """What two scenarios must share to run as one batch: shape, run length, code paths, traces."""
         return (self.n_flows, self.duration, self.warmup, self.step, self.queue.batch_key(),
                 tuple((c, spec.batch_key()) for c, spec in self.groups), self.trace, self.trace_interval,
-                self.trace_flows)
+                self.trace_flows, tuple((c, w.batch_key()) for c, w in self.workloads))
 
     @property
     def capacity(self):

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import units
 from . import scenario as spec
-from .flows import OPEN, PENDING, RECOVERY, STALLED
+from .flows import IDLE, OPEN, PENDING, RECOVERY, STALLED
 
 __all__ = ["Sender", "Tahoe", "Reno", "NewReno", "make_sender"]
 
@@ -39,6 +39,8 @@ class Sender:
     tracks_retransmissions = True
     # A second loss in the window needs its own duplicate ACKs.
     one_hole = True
+    # Steps each flow's ACKs are held before the sender acts on them (delay control), or None.
+    hold = None
 
     def __init__(self, scenarios, flows, ring, dt, spec=None):
         self.f, self.ring, self.dt = flows, ring, dt
@@ -105,8 +107,8 @@ class Sender:
         return self.reduced(j)
 
     # ------------------------------------------------------------ ECN
-    def on_marks(self, j, now):
-        """Flows ``j`` had a packet marked: its echo comes back one RTT later."""
+    def on_marks(self, j, now, counts=None):
+        """Flows ``j`` had packets marked (``counts`` each): the first one's echo comes back one RTT later."""
         f = self.f
         echo = now + f.prop[j] + f.qdelay(j)
         f.t_ece[j] = np.minimum(f.t_ece[j], echo)
@@ -146,6 +148,8 @@ class Sender:
         """Whatever the windows allow goes onto the access links; returns what reaches the bottleneck."""
         f, room, arr = self.f, self._room, self._arr
         np.floor(f.cwnd, out=room)
+        if f.target is not None:  # finite transfers: no more than the data not yet ACKed
+            np.minimum(room, f.target - f.acked, out=room)
         room -= f.inflight
         room *= f.can_send
         if deciding is not None and deciding.size:
@@ -312,6 +316,8 @@ class Sender:
         s = f.scen[j]
         srtt = f.prop[j] + self.srtt_q[s]
         rto = np.maximum(self.min_rto[j], srtt + np.maximum(self.gran[j], 4 * self.rttvar_q[s]))
+        # A new connection keeps the initial RTO until its first ACK (RFC 6298 2.1; finite transfers).
+        rto = np.where(f.acked[j] > f.conn_acked[j], rto, f.conn_rto[j])
         return np.minimum(rto * f.backoff[j], self.max_rto[j])
 
     def update_rtt(self, qdelay):
@@ -339,6 +345,21 @@ class Sender:
         f = self.f
         f.acked_at_rto[j] = f.acked[j]
         self.restart(j, self.iw[j])
+
+    def new_connection(self, j):
+        """Flows ``j`` close their connection and wait, idle, to open the next in slow start (finite transfers)."""
+        f = self.f
+        self.ring.forget(j)
+        f.inflight[j] = f.backlog[j] = f.retx_pending[j] = f.carried[j] = 0.0
+        f.retx_lost[j] = False
+        f.cwnd[j] = self.iw[j]
+        f.ssthresh[j] = self.wmax[j]
+        f.backoff[j] = 1.0
+        f.acked_at_rto[j] = -1.0
+        f.t_ece[j] = np.inf
+        f.t_cwr[j] = 0.0
+        f.state[j] = IDLE
+        f.can_send[j] = f.grow[j] = 0.0
 
     def restart(self, j, window):
         """Go-back-N from ``window``: what is in flight is written off, the retransmission leaves at once."""

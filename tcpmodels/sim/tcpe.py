@@ -1,0 +1,81 @@
+"""TCP/E (Kamra, Misra & Towsley) in the engine: an ECN echo freezes the window; slow start after an RTT without marks.
+
+Only the reaction to ECN differs from NewReno: the receiver echoes each
+marked packet in one ACK, and each such ACK leaves the window as it is and
+puts the sender in congestion avoidance; a round trip without echoes puts it
+back in slow start (unbounded by ssthresh).  The mode switches are the
+paper's OnAck rule, :func:`tcpmodels.variants.tcpe_on_ack`.
+"""
+
+import numpy as np
+
+from .. import variants
+from . import scenario as spec
+from .flows import PENDING
+from .senders import ENGINES, NewReno
+
+__all__ = ["TCPE"]
+
+
+class TCPE(NewReno):
+    """NewReno whose ECN echoes freeze the window instead of halving it (Kamra et al., Sec. 2)."""
+
+    def __init__(self, scenarios, flows, ring, dt, spec=None):
+        super().__init__(scenarios, flows, ring, dt, spec)
+        N = flows.N
+        self.last_ecn = np.full(N, -np.inf)  # lastECNtime of the OnAck rule [s]
+        self.echoes = np.zeros(N)  # marked packets whose echoes are on their way back
+        self.acks = np.zeros(N)  # the step's ACKs per flow (a marked one must not have grown the window)
+        self.slow = np.zeros(N, dtype=bool)  # the step's mode when its ACKs grew the window
+        self.per_ack = np.zeros(N)  # what each of the step's ACKs added [packets]
+
+    def increase(self, acks):
+        """Grow as NewReno does, remembering each flow's ACKs, mode and growth per ACK (echoes undo theirs)."""
+        f = self.f
+        self.acks[:] = acks
+        np.less(f.cwnd, f.ssthresh, out=self.slow)
+        # Slow start: the ACK gain per packet; congestion avoidance: that over the window.
+        np.divide(f.grow, np.where(self.slow, 1.0, np.maximum(f.cwnd, 1.0)), out=self.per_ack)
+        super().increase(acks)
+
+    def on_marks(self, j, now, counts=None):
+        """Flows ``j`` had ``counts`` packets marked: one echo each comes back a round trip later."""
+        super().on_marks(j, now)
+        self.echoes[j] += 1.0 if counts is None else counts
+
+    def on_echoes(self, nearest, now):
+        """Echoes due by ``nearest`` freeze the window and switch to congestion avoidance; quiet RTTs to slow start."""
+        f = self.f
+        echoed = (f.t_ece < nearest).nonzero()[0]
+        # OnAck: slow start again after a round trip without an echo.  Only flows in
+        # congestion avoidance whose last echo is older than their propagation RTT
+        # (a lower bound of the RTT) can switch: the law decides for those alone.
+        quiet = ((f.state <= PENDING) & ~self.slow & (now - self.last_ecn > f.prop)).nonzero()[0]
+        if quiet.size:
+            state = variants.tcpe_on_ack(f.cwnd[quiet].astype(float), False, False, now,
+                                         self.last_ecn[quiet], f.prop[quiet] + f.qdelay(quiet))
+            back = quiet[state.slow_start]
+            f.ssthresh[back] = self.wmax[back]
+        if not echoed.size:
+            return
+        f.t_ece[echoed] = np.inf
+        marked = np.minimum(self.echoes[echoed], self.acks[echoed])
+        self.echoes[echoed] = 0.0
+        j = echoed[f.state[echoed] <= PENDING]  # (recovery and time-outs have reduced anyway)
+        marked = marked[f.state[echoed] <= PENDING]
+        cwnd = f.cwnd[j].astype(float)
+        state = variants.tcpe_on_ack(cwnd, self.slow[j], True, now, self.last_ecn[j], f.prop[j] + f.qdelay(j))
+        # An echoing ACK adds nothing (the window is frozen): take back what the step's marked ACKs added.
+        f.cwnd[j] = np.maximum(state.window - marked * self.per_ack[j], 1.0)
+        # Congestion avoidance from here (ssthresh at the window); lastECNtime now.
+        f.ssthresh[j] = np.where(state.slow_start, f.ssthresh[j], np.maximum(f.cwnd[j], 1.0))
+        self.last_ecn[j] = state.last_ecn_time
+
+    def new_connection(self, j):
+        """A new connection starts with no ECN history."""
+        super().new_connection(j)
+        self.last_ecn[j] = -np.inf
+        self.echoes[j] = 0.0
+
+
+ENGINES[spec.TCPE] = TCPE

@@ -1,0 +1,186 @@
+"""The short-transfer and ECN senders of issue 13 (TCP/E; Kamra, Misra & Towsley): rules, specs and input checks."""
+
+import numpy as np
+import pytest
+
+from tcpmodels import sim
+from tcpmodels.sim import engine
+
+MARKING = sim.REDI(min_th=20, max_th=400, max_p=1.0, buffer=2000, ecn=True)
+
+
+def lone(sender, queue=MARKING):
+    """An engine with one flow, opened, in congestion avoidance at a window of 100 packets."""
+    s = sim.Scenario(n_flows=1, bandwidth=10e6, rtt=0.1, rtt_spread=0.0, queue=queue, sender=sender,
+                     duration=10.0, warmup=0.0, start_spread=0.0)
+    e = engine._Engine([s], False)
+    j = np.array([0])
+    e.sender.open(j)
+    e.flows.cwnd[0], e.flows.ssthresh[0] = 100.0, 50.0
+    return e, j
+
+
+def echo(e, j, acks, marked, now=1.0):
+    """One step: `acks` ACKs arrive, `marked` of them echo marks (sent one RTT before)."""
+    e.sender.on_acks(np.array([float(acks)]), False)
+    e.sender.on_marks(j, now - 0.1, np.array([float(marked)]))
+    e.sender.on_echoes(now + 0.01, now)
+
+
+def test_an_ecn_echo_freezes_the_tcpe_window_where_newreno_halves_it():
+    e, j = lone(sim.TCPE())
+    echo(e, j, acks=10, marked=10)
+    # All ten ACKs echo marks: no growth at all (Kamra et al., OnAck: ECNset -> no cwnd += increase).
+    assert e.flows.cwnd[0] == pytest.approx(100.0, abs=1e-12)
+    r, _ = lone(sim.NewReno(ecn=True))
+    echo(r, j, acks=10, marked=10)
+    assert r.flows.cwnd[0] == 50.0  # RFC 3168: FlightSize / 2
+
+
+def test_only_the_marked_acks_are_frozen():
+    e, j = lone(sim.TCPE())
+    echo(e, j, acks=10, marked=4)
+    # Six unmarked ACKs each add 1/cwnd, halved by delayed ACKs: 6 x 0.5 / 100.
+    assert e.flows.cwnd[0] == pytest.approx(100.0 + 6 * 0.5 / 100, rel=1e-9)
+
+
+def test_tcpe_switches_to_congestion_avoidance_on_an_echo_and_back_to_slow_start_after_a_quiet_rtt():
+    e, j = lone(sim.TCPE())
+    f = e.flows
+    f.ssthresh[0] = 1000.0  # slow start
+    echo(e, j, acks=2, marked=1)
+    assert f.cwnd[0] >= f.ssthresh[0]  # congestion avoidance
+    # An RTT (0.1 s + no queue) later without marks: slow start again, unbounded.
+    e.sender.on_acks(np.array([1.0]), False)
+    e.sender.on_echoes(1.05, 1.05)
+    assert f.cwnd[0] >= f.ssthresh[0]  # not yet: 0.05 s since the echo
+    e.sender.on_acks(np.array([1.0]), False)
+    e.sender.on_echoes(1.2, 1.2)
+    assert f.ssthresh[0] == f.max_window[0] and f.cwnd[0] < f.ssthresh[0]
+
+
+def test_tcpe_keeps_its_window_under_marks_and_fills_the_link_where_ecn_newreno_halves():
+    # One flow, 10 Mbit/s, 100 ms (BDP 217 packets), RED on the instantaneous
+    # queue marking from 20 to 400 packets: TCP/E's window never falls on a mark.
+    base = dict(n_flows=1, bandwidth=10e6, rtt=0.1, rtt_spread=0.0, duration=40.0, warmup=10.0, start_spread=0.0,
+                trace=True, trace_interval=0.05)
+    e = sim.simulate(sim.Scenario(queue=MARKING, sender=sim.TCPE(max_window=2000), **base), check=True)
+    n = sim.simulate(sim.Scenario(queue=MARKING, sender=sim.NewReno(ecn=True, sack=True, max_window=2000), **base))
+    assert e.mark_rate > 0.1
+    # Measured: TCP/E 1.00 (58 % of packets marked), NewReno with ECN 0.79.
+    assert e.utilization > 0.95 and n.utilization < 0.9
+
+
+@pytest.mark.parametrize("queue", [sim.DropTail(), sim.RED(), sim.REDI(), sim.CHOKe(), sim.FPQ(), "droptail"])
+def test_tcpe_behind_a_queue_that_cannot_mark_is_refused(queue):
+    with pytest.raises(ValueError, match="queue: TCPE"):
+        sim.Scenario(n_flows=2, bandwidth=1e6, rtt=0.1, queue=queue, sender=sim.TCPE())
+
+
+def test_tcpe_specs_are_checked():
+    with pytest.raises(ValueError, match="ecn"):
+        sim.TCPE(ecn=False)
+    with pytest.raises(ValueError, match="senders"):
+        sim.Scenario(n_flows=2, bandwidth=1e6, rtt=0.1, queue=MARKING,
+                     senders=[(1, sim.TCPE()), (1, sim.NewReno(ecn=True))])
+    s = sim.Scenario(n_flows=2, bandwidth=1e6, rtt=0.1, queue=sim.RED(ecn=True), sender="tcpe")
+    assert s.sender == sim.TCPE() and s.sender.sack
+
+
+def test_scenario_files_name_tcpe():
+    from tcpmodels.scenario_file import scenario_from_table
+    s = scenario_from_table({"n_flows": 3, "bandwidth": "2400mbit", "rtt": "60ms", "sender": "TCPE",
+                             "queue": {"type": "REDI", "min_th": 400, "max_th": 2000, "ecn": True}})
+    assert isinstance(s.sender, sim.TCPE)
+    with pytest.raises(ValueError, match="queue: TCPE"):
+        scenario_from_table({"n_flows": 3, "bandwidth": "10mbit", "rtt": "60ms", "sender": "TCPE"})
+
+
+# --- Sender-based delay control (Hsiao, Kung & Tan) -------------------------------------------------------------
+
+
+def test_ce_on_a_small_window_raises_the_sdc_delay_and_keeps_the_window():
+    e, j = lone(sim.SDC(max_delay=2.0))
+    f = e.flows
+    f.cwnd[0] = 4.0
+    echo(e, j, acks=1, marked=1)
+    # variants.sdc_delay on CE: d' = 2 (RTT + d) - RTT = RTT = 0.1 s from d = 0.
+    assert e.sender.delay[0] == pytest.approx(0.1)
+    assert e.sender.hold[0] == pytest.approx(0.1 / e.dt)
+    assert f.cwnd[0] == 4.5  # the ACK's slow-start growth (ssthresh 50), no halving
+    # A round trip (0.1 s + the 0.1 s delay) without CE: d - (RTT + d) / (w + 1).
+    w = float(f.cwnd[0])
+    e.sender.on_echoes(1.21, 1.2)
+    assert e.sender.delay[0] == pytest.approx(0.1 - 0.2 / (w + 1))
+
+
+def test_above_eight_packets_sdc_halves_like_newreno_with_ecn():
+    e, j = lone(sim.SDC())
+    echo(e, j, acks=1, marked=1)  # window 100
+    assert e.flows.cwnd[0] == 50.0 and e.sender.delay[0] == 0.0
+
+
+def test_the_sdc_delay_never_exceeds_its_maximum():
+    e, j = lone(sim.SDC(max_delay=0.25))
+    e.flows.cwnd[0] = 4.0
+    for t in range(1, 6):
+        echo(e, j, acks=0, marked=1, now=float(t))
+    assert e.sender.delay[0] == 0.25
+
+
+def test_held_acks_slow_a_lone_transfer_by_the_delay():
+    # A flow's ACKs held d longer: each round trip of a lone transfer lasts RTT + d.
+    s = sim.Scenario(n_flows=1, bandwidth=100e6, rtt=0.1, rtt_spread=0.0, queue=sim.RED(ecn=True, buffer=1000),
+                     sender=sim.SDC(delayed_ack=False), workload=sim.FiniteTransfers(size=3), duration=5.0,
+                     warmup=0.0, start_spread=0.0, time_step=0.01)
+    e = engine._Engine([s], False)
+    e.sender.hold[:] = 0.1 / e.dt  # d = 0.1 s, held there (no update due)
+    e.sender.delay[:] = 0.1
+    e.sender.t_update[:] = np.inf
+    r = e.run()[0]
+    # Handshake 0.1 s, then 2 round trips of 0.2 s (1 + 2 packets).
+    assert np.allclose(r.transfers.delay[0], 0.1 + 2 * 0.2, atol=0.011)
+
+
+@pytest.mark.parametrize("value", [-0.1, float("inf"), float("nan")])
+def test_bad_sdc_delays_are_refused(value):
+    with pytest.raises(ValueError, match="max_delay"):
+        sim.SDC(max_delay=value)
+
+
+def test_sdc_needs_a_marking_queue():
+    with pytest.raises(ValueError, match="queue: SDC"):
+        sim.Scenario(n_flows=2, bandwidth=1e6, rtt=0.1, queue=sim.DropTail(), sender=sim.SDC())
+
+
+@pytest.mark.parametrize("value", [0.0, -1.0, float("inf"), float("nan")])
+def test_bad_choke_i_intervals_are_refused(value):
+    with pytest.raises(ValueError, match="match_interval"):
+        sim.CHOKeI(match_interval=value)
+
+
+def test_choke_i_drops_only_matched_arrivals_and_keeps_the_invariants():
+    # Kamra's periodic test: at most one match drop per interval; RED-I marks.
+    s = sim.Scenario(n_flows=3, bandwidth=10e6, rtt=0.1, queue=sim.CHOKeI(match_interval=0.5, **dict(
+        min_th=20, max_th=150, max_p=1.0, buffer=300, ecn=True)), sender=sim.TCPE(max_window=2000),
+        duration=30.0, warmup=5.0)
+    r = sim.simulate(s, check=True)
+    assert s.queue.weight == 1.0 and r.mark_rate > 0
+    assert r.utilization > 0.8
+
+
+def test_rdc_keeps_ce_at_the_receiver_for_small_flights_and_raises_its_ack_delay():
+    e, j = lone(sim.RDC(max_delay=2.0))
+    f = e.flows
+    f.cwnd[0], f.inflight[0] = 4.0, 4.0
+    e.sender.on_marks(j, 1.0, np.array([1.0]))
+    assert f.t_ece[0] == np.inf  # no echo to the sender
+    e.sender.on_echoes(1.04, 1.03)  # the receiver sees it half an RTT (0.05 s) after the mark
+    assert e.sender.delay[0] == 0.0
+    e.sender.on_echoes(1.06, 1.05)
+    assert e.sender.delay[0] == pytest.approx(0.1) and f.cwnd[0] == 4.0
+    # A large flight is echoed, and the sender halves.
+    f.cwnd[0] = f.inflight[0] = 40.0
+    e.sender.on_marks(j, 2.0, np.array([1.0]))
+    e.sender.on_echoes(2.2, 2.2)
+    assert f.cwnd[0] == 20.0
