@@ -1,5 +1,7 @@
 """The ACK ring: the ACKs due at each future step, per flow, and the receivers' delayed ACKs."""
 
+import math
+
 import numpy as np
 
 __all__ = ["AckRing", "DELAYED_ACK_TIMEOUT"]
@@ -34,6 +36,7 @@ class AckRing:
         # Where the ring's row for `d` steps ahead of step k begins: rows[k % L + d]
         # (a slice per step instead of a modulo per packet; three laps for _spread).
         self.rows = np.tile(np.arange(length) * flows, 3)
+        self.offsets = {}  # _spread's boundaries and rows below each width
         self.k = 0
         delayed = np.zeros(flows, dtype=bool) if delayed is None else np.asarray(delayed, dtype=bool)
         # None: every receiver delays its ACKs, or none does (a multiplication saved per step).
@@ -103,15 +106,18 @@ class AckRing:
         comes back in, steps ahead.
         """
         first = ahead + np.floor(late + 1.0 - spread).astype(np.int64)
-        width = int(np.ceil(np.max(spread))) + 1  # rows touched, at most
-        after = (late + (ahead - first)) - np.arange(width - 1.0)[:, None]
+        width = math.ceil(spread if type(spread) is float else spread.max()) + 1  # rows touched, at most
+        if width not in self.offsets:  # (numpy calls are what a step of few flows costs)
+            self.offsets[width] = np.arange(width - 1.0)[:, None], np.arange(width)[:, None]
+        boundary, row = self.offsets[width]
+        after = (late + (ahead - first)) - boundary
         np.maximum(np.divide(after, spread, out=after), 0.0, out=after)
         edges = np.empty((width + 1, sending.size))
         edges[0], edges[-1] = packets, 0.0
         np.floor(np.multiply(packets, after, out=edges[1:-1]) + u, out=edges[1:-1])
         # (Rows of a flow past its own end get zeros; `rows` holds three
         # laps of the ring, so those stay distinct slots.)
-        slots = self.rows[(self.k % self.L + first) + np.arange(width)[:, None]]
+        slots = self.rows[(self.k % self.L + first) + row]
         slots += sending
         self.flat[slots] += edges[:-1] - edges[1:]
         return first + (after > u).sum(axis=0)
