@@ -114,7 +114,9 @@ class AckRing:
         np.maximum(np.divide(after, spread, out=after), 0.0, out=after)
         edges = np.empty((width + 1, sending.size))
         edges[0], edges[-1] = packets, 0.0
-        np.floor(np.multiply(packets, after, out=edges[1:-1]) + u, out=edges[1:-1])
+        inner = np.multiply(packets, after, out=edges[1:-1])
+        inner += u
+        np.floor(inner, out=inner)
         # (Rows of a flow past its own end get zeros; `rows` holds three
         # laps of the ring, so those stay distinct slots.)
         slots = self.rows[(self.k % self.L + first) + row]
