@@ -84,14 +84,30 @@ class AckRing:
         late = delay - ahead  # the share of the ACKs due one step later
         if self.delaying:
             packets = self._delay_acks(sending, packets, delay + u)
-        k, at = self.k, self.k % self.L
+        k = self.k
         self.until[sending] = np.maximum(self.until[sending], ahead + (k + 1))
-        if spread is not None:
+        if spread is None:
+            return self._split(sending, packets, ahead, late, u) + k
+        if type(spread) is float:
             return self._spread(sending, packets, ahead, late, spread, u) + k
+        # A batch: the flows of scenarios that did not burst take the cheaper
+        # two-step split (the same rows, to the bit).
+        wide = spread > 1.0
+        back = np.empty(sending.size, dtype=np.int64)
+        j = (~wide).nonzero()[0]
+        back[j] = self._split(sending[j], packets[j], ahead[j], late[j], u[j])
+        j = wide.nonzero()[0]
+        if j.size:
+            back[j] = self._spread(sending[j], packets[j], ahead[j], late[j], spread[j], u[j])
+        return back + k
+
+    def _split(self, sending, packets, ahead, late, u):
+        """ACKs split between ``ahead`` and ``ahead + 1`` steps, ``late`` of them later; the step of a packet."""
+        at = self.k % self.L
         later = np.floor(packets * late + u)
         self.flat[self.rows[at:at + self.L][ahead] + sending] += packets - later
         self.flat[self.rows[at + 1:at + 1 + self.L][ahead] + sending] += later
-        return ahead + (u < late) + k
+        return ahead + (u < late)
 
     def _spread(self, sending, packets, ahead, late, spread, u):
         """ACKs spread evenly over the ``spread`` steps that end at ``ahead + late + 1``.
