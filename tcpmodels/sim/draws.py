@@ -42,18 +42,18 @@ _M1, _M2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 # A draw's counter: step (mod 2^28) | site (4 bits) | index (32 bits), unique within a scenario.
 _STEP_SHIFT, _SITE_SHIFT, _STEPS = 36, 32, 1 << 28
 _UNIT = 2.0 ** -53
-_G = np.uint64(_GOLDEN)
-_S30, _S27, _S31, _S11 = (np.uint64(b) for b in (30, 27, 31, 11))
+# As 0-d arrays: numpy takes them faster than its scalars (a call costs more than its work here).
+_G, _M1A, _M2A, _S30, _S27, _S31, _S11 = (np.array(c, dtype=np.uint64) for c in (_GOLDEN, _M1, _M2, 30, 27, 31, 11))
 
 
 def _mix(z):
     """Stafford's Mix13 on uint64 ``z``, in place (one temporary: numpy's per-call cost matters here)."""
     t = z >> _S30
     z ^= t
-    z *= np.uint64(_M1)
+    z *= _M1A
     np.right_shift(z, _S27, out=t)
     z ^= t
-    z *= np.uint64(_M2)
+    z *= _M2A
     np.right_shift(z, _S31, out=t)
     z ^= t
     return z
@@ -94,7 +94,7 @@ class Draws:
         offset = ((site << _SITE_SHIFT) * _GOLDEN) & _MASK
         z = np.multiply(np.array(index, ndmin=1), _G, dtype=np.uint64, casting="unsafe")  # wraps modulo 2^64
         if self.S == 1:
-            z += np.uint64((self.now0 + offset) & _MASK)
+            z += np.array((self.now0 + offset) & _MASK, dtype=np.uint64)
         else:
             start = self.now + np.uint64(offset)
             if lanes is None:
