@@ -450,7 +450,8 @@ def test_a_scenario_is_the_same_alone_and_in_any_mixed_batch(precision, monkeypa
     # RED's crossings, the others not), link loss or none, senders, with
     # scenarios of another shape interleaved: each result is its scenario's
     # alone, bit for bit.  In float32 (a batch of 10 000 flows or more, here
-    # forced) too: every run in float32.
+    # forced) too: every run in float32.  The workloads, senders and queues
+    # of issue 13 too.
     if precision == "float32":
         monkeypatch.setattr(flows, "FLOAT32_FLOWS", 0)
     base = dict(BASE, time_step=0.01)
@@ -462,6 +463,17 @@ def test_a_scenario_is_the_same_alone_and_in_any_mixed_batch(precision, monkeypa
                                  queue=red[k % 3], sender=[sim.Tahoe(), sim.NewReno(sack=True)][k % 2],
                                  link_loss=0.005 * (k % 2), seed=[1, 2, 1, 5, 1, 9][k]))
         runs.append(scenario(n_flows=5, queue=sim.DropTail(buffer=10 + k), seed=k % 2))
+    # Finite transfers (exponential sizes, SYNs lost on the link) beside
+    # long-lived flows; HighSpeed TCP over RED; TCP/E over CHOKe/RED-I's periodic tests.
+    transfers = ((4, sim.FiniteTransfers(size=5, distribution="exponential")), (4, sim.LongLived()))
+    choke_i = sim.CHOKeI(match_interval=0.2, min_th=5, max_th=40, max_p=1.0, buffer=60, ecn=True)
+    for k in range(2):
+        runs.append(sim.Scenario(**{**base, "rtt": 0.03 + 0.02 * k}, workload=transfers, link_loss=0.02,
+                                 queue=sim.DropTail(buffer=20), seed=3 + k))
+        runs.append(sim.Scenario(**{**base, "bandwidth": 10e6 * (1 + k)}, sender=sim.HighSpeed(), queue=red[k],
+                                 seed=4 - k))
+        runs.append(sim.Scenario(**{**base, "bandwidth": 5e6}, sender=sim.TCPE(max_window=200), queue=choke_i,
+                                 seed=k))
     batch = sim.simulate(runs)
     assert all(_identical(r, sim.simulate(s)) for r, s in zip(batch, runs, strict=True))
     assert all(_identical(r, s) for r, s in zip(batch, sim.simulate(runs[::-1])[::-1], strict=True))
