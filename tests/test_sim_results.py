@@ -48,9 +48,13 @@ def test_batches_split_events_by_scenario():
 
 def test_fpq_traces_its_flow_count():
     # Morris (1999) Fig. 6.9: the bit-vector estimate follows the active flows
-    # (within a few per cent of 60 once all have started; 10 % tolerance).
+    # once all have started.  Over seeds 0-15 (measured) its 25 samples from
+    # 5 s on were off by 3.5 % on average and by at most 4.5-13 % (5 of the 16
+    # runs above 10 %, as with the engine's earlier random streams): bounds
+    # 6 % and 15 %.
     r = sim.simulate(sim.Scenario(**{**BASE, "n_flows": 60}, queue=sim.FPQ(), trace=True, trace_interval=1.0))
     count = r.trace["flow_count"]
     assert count.shape == r.trace["time"].shape
-    assert np.abs(count[5:] / 60 - 1).max() < 0.1
+    off = np.abs(count[5:] / 60 - 1)
+    assert off.mean() < 0.06 and off.max() < 0.15
     assert "flow_count" not in sim.simulate(sim.Scenario(**BASE, trace=True)).trace

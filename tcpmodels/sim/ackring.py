@@ -57,7 +57,7 @@ class AckRing:
                 self.held[fired] = 0.0
         return row
 
-    def insert(self, sending, packets, propagation, queueing, rng):
+    def insert(self, sending, packets, propagation, queueing, u):
         """Schedule the ACKs of ``packets`` of flows ``sending`` ``propagation + queueing`` steps ahead.
 
         A step's packets leave the bottleneck spread over the step, so their
@@ -67,9 +67,9 @@ class AckRing:
         whole step to one of the two at random, as a coarse step would, makes
         the arrivals of few flows lurch from step to step, so the queue drains
         and the link idles where TCP keeps it busy.)  Returns the step a packet
-        sent now comes back, rounded stochastically (for loss detection).
+        sent now comes back, rounded stochastically (for loss detection);
+        ``u`` holds a uniform on [0, 1) per sending flow for the rounding.
         """
-        u = rng.random(sending.size)
         delay = propagation + queueing
         ahead = delay.astype(np.int64)
         late = delay - ahead  # the share of the ACKs due one step later

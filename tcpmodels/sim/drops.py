@@ -5,7 +5,7 @@ import numpy as np
 __all__ = ["spread"]
 
 
-def spread(arrived, drops, link, flows, owner, n, rng):
+def spread(arrived, drops, link, flows, owner, n, draws, which):
     """Spread each scenario's ``drops`` uniformly over the packets that arrived.
 
     Parameters
@@ -22,8 +22,10 @@ def spread(arrived, drops, link, flows, owner, n, rng):
         Their scenarios (None for a batch of one).
     n : int
         Flows per scenario [-].
-    rng : numpy.random.Generator
-        Source of the choice.
+    draws : Draws
+        The scenarios' random streams.
+    which : int
+        The draw site (``draws.DROP``, ``draws.MARK``): a packet's key is draw i of it, i its place in its scenario.
 
     Returns
     -------
@@ -38,25 +40,26 @@ def spread(arrived, drops, link, flows, owner, n, rng):
         if k >= m:  # everything that arrived is dropped
             counts = avail.copy()
         elif k > 0:  # a uniform choice without replacement among the step's packets
-            pick = rng.random(m).argpartition(k - 1)[:k]
+            pick = draws.bits(which, np.arange(m)).argpartition(k - 1)[:k]
             counts = np.bincount(avail.cumsum().searchsorted(pick, side="right"), minlength=flows.size)
         else:
             counts = np.zeros(flows.size)
     elif (rest > 0).any() and avail.any():
-        # The same per scenario, all at once: every packet draws a key in
-        # [s, s + 1) (s its scenario), and the `rest[s]` smallest keys of
-        # scenario s are dropped (all, if it has fewer): those at or below
-        # its rest[s]-th smallest, read off the sorted keys.  (A sort of the
-        # keys, not an argsort: three times faster.)
+        # The same per scenario, all at once: every packet draws 53 random
+        # bits, the same as alone (draw i of its scenario, i its place
+        # there), its key their number plus s 2^53 (s its scenario); the
+        # `rest[s]` smallest keys of scenario s are dropped (all, if it has
+        # fewer): those at or below its rest[s]-th smallest, read off the
+        # sorted keys.  (A sort of the keys, not an argsort: three times faster.)
         whose = np.repeat(np.arange(flows.size), avail.astype(np.int64))
         s_of = owner[whose]
-        key = s_of + rng.random(whose.size)
         tot = np.bincount(s_of, minlength=S)
+        first = tot.cumsum() - tot  # each scenario's first packet
+        key = draws.bits(which, np.arange(whose.size) - first[s_of], s_of) | (s_of.astype(np.uint64) << np.uint64(53))
         take = np.minimum(np.ceil(rest), tot)
         ranked = np.sort(key)
-        last = ranked[np.maximum(tot.cumsum() - tot + take - 1, 0).astype(np.int64)]
-        cut = np.where(take > 0, last, -1.0)
-        counts = np.bincount(whose[key <= cut[s_of]], minlength=flows.size).astype(float)
+        last = ranked[np.maximum(first + take - 1, 0).astype(np.int64)]
+        counts = np.bincount(whose[(key <= last[s_of]) & (take > 0)[s_of]], minlength=flows.size).astype(float)
     else:
         counts = np.zeros(flows.size)
     if link is not None:

@@ -38,7 +38,8 @@ Parts, one module each: ``flows`` (per-flow state, invariants), ``senders``
 (the TCP variants' rules over index arrays of flows), ``queues`` (each
 discipline's drops, marks and removals of queued packets), ``drops`` (which
 flows lose a step's drops), ``ackring`` (ACKs in flight), ``workloads`` (when
-flows have data), ``meter`` (statistics, traces, results).  A step
+flows have data), ``meter`` (statistics, traces, results), ``draws`` (each
+scenario's own random streams).  A step
 (``_Engine.run``): ACKs -> senders react (ECN echoes, timers) -> send and
 pace -> the queue decides and spreads its drops -> senders learn of their
 losses -> ACKs into the ring -> meter.
@@ -48,7 +49,9 @@ import dataclasses
 
 import numpy as np
 
+from . import draws as site
 from .ackring import DELAYED_ACK_TIMEOUT, AckRing
+from .draws import Draws
 from .flows import IDLE, PENDING, RECOVERY, STALLED, Flows, state_dtype
 from .meter import Meter
 from .queues import Step, make_queue
@@ -69,7 +72,9 @@ def simulate(scenario, seeds=None, *, check=False):
         members share a shape (flow count, duration, warm-up, step, queue and
         sender kinds, trace settings); otherwise in groups that do.
     seeds : sequence of int, optional
-        Run the single `scenario` once per seed (as one batch).
+        Run the single `scenario` once per seed (as one batch).  Each
+        scenario draws from its own streams: its result depends on it and its
+        seed, not on the rest of its batch (see ``Scenario.seed``).
     check : bool
         Verify the invariants every step (packets sent = delivered + dropped +
         queued, queue within [0, buffer], windows within [1, max window], no
@@ -139,16 +144,16 @@ class _Engine:
         S, n = len(scenarios), first.n_flows
         self.S, self.n = S, n
         self.dt = dt = first.step
-        seeds = [s.seed for s in scenarios]
-        self.rng = rng = np.random.default_rng(None if None in seeds else np.random.SeedSequence(seeds))
+        # Each scenario draws from its own streams: its result does not depend on its batch.
+        self.draws = draws = Draws([s.seed for s in scenarios], n)
 
         col = lambda values: np.repeat(np.asarray(values, dtype=float), n)  # noqa: E731  per-flow copy
         self.capacity = np.array([s.capacity for s in scenarios])
         self.serve = self.capacity * dt  # packets served per step
         self.limit = np.array([float(s.limit) for s in scenarios])
-        prop = self._propagation(scenarios, rng)
+        prop = self._propagation(scenarios, draws.per_flow(site.START))
         self.workload = make_workload(scenarios, col([s.start_spread for s in scenarios]))
-        start = self.workload.start_times(rng)
+        start = self.workload.start_times(draws.per_flow(site.START))
         self.prop_steps = prop / dt
         self.link_loss = col([s.link_loss for s in scenarios])
         self.lossy = bool((self.link_loss > 0).any())
@@ -160,23 +165,24 @@ class _Engine:
         delayed = np.concatenate([s.per_flow(lambda p: p.delayed_ack) for s in scenarios]) > 0  # per group
         self.ring = AckRing(int(np.ceil(worst_delay)) + 3, S * n, real, delayed, DELAYED_ACK_TIMEOUT / dt)
         self.sender = make_sender(scenarios, self.flows, self.ring, dt)
-        self.workload.attach(self.flows, self.sender, rng, self.link_loss)
-        self.queue = make_queue(scenarios, rng, first.sender.ecn)
+        self.workload.attach(self.flows, self.sender, draws, self.link_loss)
+        self.queue = make_queue(scenarios, draws, first.sender.ecn)
         self.ecn = self.queue.marking
         self.steps = int(round(first.duration / dt))
         self.measure_from = int(round(first.warmup / dt))
         self.meter = Meter(scenarios, self.serve, dt, self.steps, self.measure_from, check, self.queue)
         self.step = step = Step()
-        step.dt, step.serve, step.limit, step.n, step.rng = dt, self.serve, self.limit, n, rng
+        step.dt, step.serve, step.limit, step.n, step.draws = dt, self.serve, self.limit, n, draws
         step.mark, step.remove, step.lost_queued = self._mark, self._remove, self.sender.on_queued_loss
 
     def run(self):
         """Advance every flow of the batch through the run; one SimResult per scenario."""
-        f, sender, queue, ring, meter, rng = self.flows, self.sender, self.queue, self.ring, self.meter, self.rng
+        f, sender, queue, ring, meter, draws = self.flows, self.sender, self.queue, self.ring, self.meter, self.draws
         dt, serve, capacity, prop_steps, one = self.dt, self.serve, self.capacity, self.prop_steps, self.S == 1
         workload, finite = self.workload, self.workload.finite
         for k in range(self.steps):
             now = k * dt
+            draws.at(k)
             # A timer fires at the step nearest its time (firing at the next one
             # would lengthen every time-out by half a step on average).
             nearest = now + 0.5 * dt
@@ -195,7 +201,7 @@ class _Engine:
             D, hits = queue.decide(step)
             if finite:
                 workload.observe(D, step.A, step.link_total)
-            new_loss = None if hits is None else sender.on_drops(*hits, arr, rng)
+            new_loss = None if hits is None else sender.on_drops(*hits, arr, draws)
             load = f.q + step.A - D
             served = np.minimum(load, serve)
             f.q = load - served
@@ -206,7 +212,8 @@ class _Engine:
             # (A delay-control sender holds its ACKs ``hold`` steps before acting on them.)
             rtt_steps = prop_steps[sending] if sender.hold is None else (prop_steps + sender.hold)[sending]
             back = ring.insert(sending, arr[sending], rtt_steps,
-                               float(qd[0] / dt) if one else (qd / dt)[step.owner], rng)
+                               float(qd[0] / dt) if one else (qd / dt)[step.owner],
+                               draws.random(site.ACK, [sending.size] if one else f.per_scenario(sending)))
             if new_loss is not None and new_loss.size:
                 # Loss noticed when the lost packet's ACK would have come back: the
                 # same step the ring gives its step-mates.
@@ -215,13 +222,12 @@ class _Engine:
                 # After the ring insert, so a go-back-N restart also forgets the
                 # ACKs of this step's packets (they are duplicates).
                 sender.loss_detected(deciding, now)
-            if k % sender.rtt_steps == 0:
-                sender.update_rtt(qd)
+            sender.update_rtt(qd, k)
             meter.record(k, measuring, step.A, D, served, f, self.limit)
         return meter.results(f, workload)
 
-    def _propagation(self, scenarios, rng):
-        """Each flow's propagation RTT [s]: as given, or uniform about the mean (rtt_spread)."""
+    def _propagation(self, scenarios, u):
+        """Each flow's propagation RTT [s]: as given, or uniform about the mean (rtt_spread), from uniforms ``u``."""
         explicit = [s.flow_rtts for s in scenarios]
         if all(x is not None for x in explicit):
             return np.concatenate(explicit)
@@ -229,7 +235,7 @@ class _Engine:
         col = lambda values: np.repeat(np.asarray(values, dtype=float), n)  # noqa: E731  per-flow copy
         prop = col([s.mean_rtt for s in scenarios]) * (
             1 + col([0.0 if x is not None else s.rtt_spread for s, x in zip(scenarios, explicit, strict=True)])
-            * (rng.random(self.S * n) - 0.5))
+            * (u - 0.5))
         for i, x in enumerate(explicit):
             if x is not None:
                 prop[i * n:(i + 1) * n] = x
@@ -270,7 +276,7 @@ class _Engine:
         step.owner = np.repeat(np.arange(S), self.flows.per_scenario(step.sending)) if S > 1 else None
         step.link = step.link_total = None
         if self.lossy:
-            step.link = self.rng.binomial(arr.astype(np.int64), self.link_loss).astype(float)
+            step.link = self.draws.binomial(site.LINK, arr.astype(np.int64), self.link_loss)
             step.link_total = step.link.reshape(S, self.n).sum(axis=1)
         step.A = arr.reshape(S, self.n).sum(axis=1)
         step.k, step.now, step.arr, step.q, step.measuring = k, now, arr, self.flows.q, measuring

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import fpq, red
+from . import draws as site
 from . import scenario as spec
 from .drops import spread
 
@@ -35,16 +36,16 @@ class Step:
     ``A`` the arrivals of each scenario, ``link_total`` its link losses,
     ``q`` its queue [packets], ``serve`` its service per step, ``limit`` its
     hard limit; ``sending`` the flows with arrivals (sorted), ``owner``
-    their scenarios (None for one); ``n`` flows per scenario; ``rng``.
+    their scenarios (None for one); ``n`` flows per scenario; ``draws`` the scenarios' random streams.
     ``mark(flows, marks, counts)`` delivers ECN marks (per scenario, per flow), ``remove(i, frac)`` takes a
     queued packet's ACK out of the ring (the slot, or None),
     ``lost_queued(i, slot, arriving, behind)`` tells the flow (slot None: a
     packet its sender had written off).
     """
 
-    def spread(self, arrived, drops, link):
-        """Spread each scenario's drops uniformly over ``arrived`` (see drops.spread)."""
-        return spread(arrived, drops, link, self.sending, self.owner, self.n, self.rng)
+    def spread(self, arrived, drops, link, which=site.DROP):
+        """Spread each scenario's drops uniformly over ``arrived`` (see drops.spread; ``which`` draw site)."""
+        return spread(arrived, drops, link, self.sending, self.owner, self.n, self.draws, which)
 
 
 class _FIFO:
@@ -52,10 +53,11 @@ class _FIFO:
 
     ecn = marking = False
 
-    def __init__(self, scenarios, rng, ecn):
+    def __init__(self, scenarios, draws, ecn):
         self.size = len(scenarios)
+        self.draws = draws
 
-    def early_drops(self, q, arrivals, idle, serve, rng):
+    def early_drops(self, q, arrivals, idle, serve):
         return np.zeros(self.size)
 
     def report(self):
@@ -66,7 +68,7 @@ class _FIFO:
         """The step's drops per scenario (link losses included) and the flows hit, (j, dj) or None."""
         idle = np.maximum(step.serve - step.q - step.A, 0.0)
         A = step.A if step.link is None else step.A - step.link_total
-        D = self.early_drops(step.q, A, idle, step.serve, step.rng)
+        D = self.early_drops(step.q, A, idle, step.serve)
         if self.marking:
             D = self.mark_early(D, step)
         if step.link is not None:
@@ -81,7 +83,7 @@ class _FIFO:
 
     def victims(self, D, over, step, extra):
         """The flows hit by the drops: uniformly among the arrivals."""
-        return spread(step.arr, D, step.link, step.sending, step.owner, step.n, step.rng)
+        return step.spread(step.arr, D, step.link)
 
     def served(self, arr, load, q):
         """After service: ``load`` packets were in the queue, ``q`` remain."""
@@ -114,8 +116,8 @@ class _SharedQueue:
 class _RandomDrop(_SharedQueue, _FIFO):
     """Random drop (Morris 1999, 2.2.1): each overflowing packet removes a random queued one."""
 
-    def __init__(self, scenarios, rng, ecn):
-        super().__init__(scenarios, rng, ecn)
+    def __init__(self, scenarios, draws, ecn):
+        super().__init__(scenarios, draws, ecn)
         self._shares(scenarios)
 
     def victims(self, D, over, step, extra):
@@ -126,16 +128,20 @@ class _RandomDrop(_SharedQueue, _FIFO):
 
     def _evict(self, over, arriving, step):
         # The arrivals count as queued.  Victims among this step's arrivals are
-        # returned (per scenario) for the usual arrival-drop path.
+        # returned (per scenario) for the usual arrival-drop path.  Each
+        # scenario's sums are its own (a running sum over the batch would
+        # round differently in each batch).
         S, n, queued = self.size, step.n, self.queued
         share = queued + arriving
-        cs = np.cumsum(share)
-        ends = cs[n - 1::n]
-        starts = ends - share.reshape(S, n).sum(axis=1)
+        cs = np.cumsum(share.reshape(S, n), axis=1)
         owner = np.repeat(np.arange(S), over.astype(np.int64))
-        pos = starts[owner] + step.rng.random(owner.size) * (ends - starts)[owner]
-        who = np.minimum(np.searchsorted(cs, pos, side="right"), share.size - 1)
-        into = pos - (cs[who] - share[who])  # where in the flow's share the victim sits
+        victim = np.arange(owner.size) - (over.cumsum() - over)[owner]  # its place among its scenario's
+        pos = step.draws.uniform(site.EVICT, victim, owner) * cs[owner, -1]
+        within = np.array([np.searchsorted(cs[s], x, side="right") for s, x in zip(owner.tolist(), pos.tolist(),
+                                                                                   strict=True)], dtype=np.int64)
+        within = np.minimum(within, n - 1)
+        who = owner * n + within
+        into = pos - (cs[owner, within] - share[who])  # where in the flow's share the victim sits
         on_arrivals = np.zeros(S)
         for i, x, s in zip(who.tolist(), into.tolist(), owner.tolist(), strict=True):
             if x >= queued[i] or queued[i] < 1.0:
@@ -164,13 +170,21 @@ class _Arrays:
         return (value[:, None] >= knots).sum(axis=1)
 
     @staticmethod
-    def decisions(first, inv, mean, rng):
+    def uniform(draws, which, index):
+        """Each scenario's draw ``index`` of site ``which``."""
+        return draws.uniform(which, index)
+
+    @staticmethod
+    def decisions(first, inv, mean, draws, which, done):
         """Arrivals of a scenario's next spaced decisions (a column each), the first at ``first``.
 
         As many rows as comfortably exceed the largest ``mean`` number due,
-        so one round usually takes them all.
+        so one round usually takes them all; row r's gap is draw ``done + r``
+        of ``which``, as alone (where a round is one row).
         """
-        gaps = np.floor(rng.random((4 + int(2.0 * mean.max()), first.size)) * inv) + 1.0
+        rows = 4 + int(2.0 * mean.max())
+        gaps = np.empty((rows, first.size))
+        gaps[1:] = np.floor(draws.uniform(which, np.arange(done + 1, done + rows)[:, None]) * inv) + 1.0
         gaps[0] = first
         return np.add.accumulate(gaps, axis=0, out=gaps)
 
@@ -195,8 +209,13 @@ class _Floats:
 
     where = staticmethod(lambda cond, yes, no: yes if cond else no)
     maximum, minimum, abs, any, rint = max, min, abs, bool, round
-    exp, expm1, log, floor, ceil, sqrt = math.exp, math.expm1, math.log, math.floor, math.ceil, math.sqrt
+    floor, ceil, sqrt = math.floor, math.ceil, math.sqrt
+    # numpy's exp, expm1 and log, not math's: they differ in the last bit on a
+    # few % of arguments, and a scenario's result must not depend on whether it
+    # runs alone or in a batch (numpy's on a float equal numpy's on arrays).
+    exp, expm1, log = (staticmethod(lambda x, f=f: float(f(x))) for f in (np.exp, np.expm1, np.log))
     piece = staticmethod(lambda value, knots: bisect.bisect_right(knots, value))
+    uniform = staticmethod(lambda draws, which, index: draws.scalar(which, index))
 
     @staticmethod
     def zero(shape):
@@ -211,12 +230,15 @@ class _Floats:
         return np.array([value], dtype=float)
 
     @staticmethod
-    def decisions(first, inv, mean, rng):
+    def decisions(first, inv, mean, draws, which, done):
         if mean < FLOAT_BLOCK:
             return first  # one decision a round: on floats cheaper than a block
         # Many due (a fast link, a high probability): a block, so the cost of a
-        # step does not grow with the link's rate.
-        gaps = np.floor(rng.random(4 + int(2.0 * mean)) * inv) + 1.0
+        # step does not grow with the link's rate.  Gap r is draw ``done + r``
+        # of ``which``, as in a batch's block or one at a time.
+        rows = 4 + int(2.0 * mean)
+        gaps = np.empty(rows)
+        gaps[1:] = np.floor(draws.uniform(which, np.arange(done + 1, done + rows)) * inv) + 1.0
         gaps[0] = first
         return np.add.accumulate(gaps, out=gaps)
 
@@ -271,9 +293,10 @@ class _REDState(_FIFO):
     plain floats for a single scenario (see _Floats).
     """
 
-    def __init__(self, scenarios, rng, ecn):
+    def __init__(self, scenarios, draws, ecn):
         specs = [s.queue for s in scenarios]
         self.size = len(specs)
+        self.draws = draws
         self.ecn = specs[0].ecn
         # RFC 3168: RED marks instead of dropping when both ends speak ECN.
         self.marking = bool(self.ecn and ecn)
@@ -286,7 +309,6 @@ class _REDState(_FIFO):
 
     def _allocate(self, weights):
         size = len(weights)
-        # rng.random(None) is a float: the single scenario's draws.
         self.ops, self.shape = (_Floats, None) if size == 1 else (_Arrays, (size,))
         self.w = np.array(weights, dtype=float)
         # keep^n as exp(n log keep); RED-I's keep = 0 becomes e^-690 per arrival.
@@ -335,7 +357,7 @@ class _REDState(_FIFO):
         marks = D - self.forced
         D = self.forced.copy()
         if marks.any():
-            jm, counts = step.spread(step.arr if step.link is None else step.arr - step.link, marks, None)
+            jm, counts = step.spread(step.arr if step.link is None else step.arr - step.link, marks, None, site.MARK)
             step.mark(jm, marks, counts)
         return D
 
@@ -348,7 +370,7 @@ class _REDState(_FIFO):
         """
         return (self.removes if leaving is None else leaving) * 2.0 * p / (1.0 + p)
 
-    def early_drops(self, q, arrivals, idle, serve, rng):
+    def early_drops(self, q, arrivals, idle, serve):
         ops, par = self.ops, self._parameters()
         one, w, log_keep = par.one, par.w, par.log_keep
         left, idle = ops.take(arrivals), ops.take(idle)
@@ -360,6 +382,7 @@ class _REDState(_FIFO):
         top = fill - par.top_rate  # its move per arrival just below the point
         rise = ops.maximum(top, 0.0)
         first, ended_hot = True, False
+        self._round = 0  # a scenario's segment: the same round alone and in a batch
         while ops.any(left):
             d = x - a
             a1 = a + w * d  # the average the next arrival is judged at
@@ -376,22 +399,23 @@ class _REDState(_FIFO):
             end = x + r * left  # the queue at the step's end if nothing changes
             dry = math.inf  # arrivals until the queue runs dry
             if ops.any(end < 0):
-                dry = ops.where(r < 0, x / ops.maximum(-r, 1e-12), math.inf)
+                dry = ops.where((r < 0) & (end < 0), x / ops.maximum(-r, 1e-12), math.inf)
             n = left
             cross = ops.where(hot, end < one, ops.maximum(x, end) >= one)  # a crossing is possible
             if ops.any(cross):
                 if not first:  # at a crossing: hold where a whole cycle fits
-                    hold, forced, early, count = self._hold(cross, x, a, left, s, rise, forced, early, count, rng)
+                    hold, forced, early, count = self._hold(cross, x, a, left, s, rise, forced, early, count)
                     a, left, ended_hot = ops.where(hold, one, a), ops.where(hold, 0.0, left), hold | ended_hot
                 n = ops.where(cross, self._crossing(hot, a - one, r, C, left, dry), left)
             # Once the queue is dry the average just decays.
             ramp = ops.minimum(n, dry)
             a_end = (a + r * ramp + C * ops.expm1(ramp * log_keep)) * ops.exp((n - ramp) * log_keep)
             forced = forced + hot * n
-            count = ops.where(hot, 0.0, count)  # F&J: a forced drop resets the count
+            # F&J: a forced drop resets the count (n = 0: a scenario of the batch done with its step).
+            count = ops.where(hot & (n > 0), 0.0, count)
             below = ops.where(hot, 0.0, n)  # arrivals judged below the point
             if first:  # spaced drops judged at the segment's mean average
-                decided, count = self._spaced(p + slope * 0.5 * (a_end - a1), below, count, rng)
+                decided, count = self._spaced(p + slope * 0.5 * (a_end - a1), below, count, site.SPACED)
                 early = early + decided
             else:  # each later run starts after forced drops: spaced together below
                 later = later + below
@@ -400,8 +424,9 @@ class _REDState(_FIFO):
             a = a_end
             left = left - n
             first = False
+            self._round += 1
         if ops.any(later):
-            decided, after = self._spaced(par.p_top, later, 0.0 * later, rng)
+            decided, after = self._spaced(par.p_top, later, 0.0 * later, site.LATER)
             early = early + decided
             count = ops.where(ended_hot, count, ops.where(later > 0, after, count))
         # An idle link decays the average as if the packets it could have
@@ -411,7 +436,7 @@ class _REDState(_FIFO):
         self.forced = ops.give(forced)
         return ops.give(forced + early)
 
-    def _hold(self, cross, x, a, left, s, rise, forced, early, count, rng):
+    def _hold(self, cross, x, a, left, s, rise, forced, early, count):
         """Where a whole cycle of the oscillation fits, the rest of the step as its average.
 
         Returns where it did, and the forced and early drops and the count.
@@ -428,7 +453,8 @@ class _REDState(_FIFO):
         # decisions (ECN marks stay queued), in whole packets too.
         removed = ops.where(hold, ops.minimum(ops.maximum(ops.rint((1.0 - s) * left + u), 0.0), left), 0.0)
         judged = (left - removed) / ops.maximum(1.0 - par.top_rate, 1e-12)
-        decided = ops.where(hold, ops.floor(judged * par.top_decisions + rng.random(self.shape)), 0.0)
+        u = ops.uniform(self.draws, site.HOLD, self._round)
+        decided = ops.where(hold, ops.floor(judged * par.top_decisions + u), 0.0)
         if self.removes:
             decided = ops.minimum(decided, removed)
         return hold, forced + removed - self.removes * decided, early + decided, ops.where(hold, 0.0, count)
@@ -467,11 +493,14 @@ class _REDState(_FIFO):
         up = c1 >= 0.0
         n = ops.where(up, -2.0 * al, root - c1) / ops.maximum(ops.where(up, c1 + root, 2.0 * c2), 1e-200)
         n = ops.minimum(ops.maximum(n, 1.0), peak)
-        if ops.any(peak * lk < -PADE):
+        far = peak * lk < -PADE
+        if ops.any(far):  # (only where needed: the batch must not round a scenario differently)
+            pade = n
             for _ in range(NEWTON):
                 e = ops.exp(n * lk)
                 n = n - (al + be * n + ga * (e - 1.0)) / ops.maximum(be + gl * e, 1e-12)
                 n = ops.minimum(ops.maximum(n, 1.0), peak)
+            n = ops.where(far, n, pade)
         m = ops.where(al + be * peak + ga * ops.expm1(peak * lk) >= 0.0, ops.ceil(n), math.inf)
         if ops.any(hot & (dry < left)):
             d = ops.minimum(dry, left)
@@ -480,7 +509,7 @@ class _REDState(_FIFO):
                                          math.inf))
         return ops.minimum(ops.maximum(m - 1.0, 1.0), left)
 
-    def _spaced(self, p, length, count, rng):
+    def _spaced(self, p, length, count, which):
         """Spaced early decisions among ``length`` arrivals judged at base probability ``p``.
 
         Floyd & Jacobson's count-based spacing: each arrival is decided on
@@ -488,26 +517,29 @@ class _REDState(_FIFO):
         drop, which makes the gap between decisions uniform on [1, 1/p_b]:
         given ``count``, the next decision falls uniformly on the rest of that
         range, floor(v (1 - count p_b) / p_b) + 1 arrivals on, and each later
-        one floor(v / p_b) + 1 after the last, a fresh uniform v each.  Each
-        round takes the next decisions of every scenario that has one left
-        (see ``ops.decisions``).  Returns the decisions and the count after
-        the arrivals (reset below min_th).
+        one floor(v / p_b) + 1 after the last, a fresh uniform v each (the
+        i-th decision's is draw i of site ``which``).  Each round takes the
+        next decisions of every scenario that has one left (see
+        ``ops.decisions``).  Returns the decisions and the count after the
+        arrivals (reset below min_th; unchanged without arrivals).
         """
-        ops = self.ops
+        ops, draws = self.ops, self.draws
         on = p > 0
         inv = 1.0 / ops.maximum(p, 1e-12)
-        pos = ops.floor(rng.random(self.shape) * (1.0 - count * p) * inv)  # arrivals before it
+        pos = ops.floor(ops.uniform(draws, which, 0) * (1.0 - count * p) * inv)  # arrivals before it
         todo = on & (pos < length)
-        count = ops.where(on, count + length, 0.0)
-        decided = 0
+        count = ops.where(on | (length == 0), count + length, 0.0)
+        decided = done = 0
         while ops.any(todo):
             # The mean number due is length p_e <= 2 length p.
-            k, last, end, rows = ops.tally(ops.decisions(ops.maximum(pos + 1.0, 1.0), inv, length * p, rng), length)
+            at = ops.decisions(ops.maximum(pos + 1.0, 1.0), inv, length * p, draws, which, done)
+            k, last, end, rows = ops.tally(at, length)
             k = k * todo
             decided = decided + k
             count = ops.where(k > 0, length - last, count)
             todo = k == rows  # all fell within: go on after the round's last
-            pos = end + ops.floor(rng.random(self.shape) * inv)
+            done += rows
+            pos = end + ops.floor(ops.uniform(draws, which, done) * inv)
         return decided, count
 
 
@@ -517,15 +549,17 @@ class _FPQState(_REDState):
     gentle = False
     ecn = False
 
-    def __init__(self, scenarios, rng, ecn):
+    def __init__(self, scenarios, draws, ecn):
         self.specs = [s.queue for s in scenarios]
+        self.draws = draws
         self.marking = False
         self.size = len(scenarios)
         self.bdp = [s.bdp for s in scenarios]
         size = len(scenarios)
         self._allocate([q.weight for q in self.specs])
-        # One generator for the whole run: the counters draw their clears from it.
-        self.counters = [fpq.BitVectorCounter(q.bits, q.t_clear, rng=rng) for q in self.specs]
+        # Each scenario's counter draws its clears from its own generator.
+        self.counters = [fpq.BitVectorCounter(q.bits, q.t_clear, rng=g)
+                         for q, g in zip(self.specs, draws.generators(site.COUNTER), strict=True)]
         self.flows = [1.0] * size
         self.history = [[] for _ in range(size)]  # (time, estimate) at each retune
         for i in range(size):
@@ -563,33 +597,38 @@ class _FPQState(_REDState):
 class _CHOKe(_SharedQueue, _REDState):
     """CHOKe (Pan, Prabhakar & Psounis 2000): RED plus a match test of each arrival against the queue."""
 
-    def __init__(self, scenarios, rng, ecn):
-        super().__init__(scenarios, rng, ecn)
+    def __init__(self, scenarios, draws, ecn):
+        super().__init__(scenarios, draws, ecn)
         self._shares(scenarios)
         self.min_th = np.array([s.queue.min_th for s in scenarios])
 
     def _matches(self, step, offered):
         """The arrivals that meet a queued packet of their own flow (per flow), and whether those leave too."""
-        n, rng = step.n, step.rng
+        n = step.n
         # While RED's average is above min_th, each arrival meets a random
         # queued packet; the same flow's loses both.
         live = np.repeat((np.array(self.avg) > self.min_th) & (step.q >= 1.0), n)
         p_match = np.where(live, self.queued / np.repeat(np.maximum(step.q, 1.0), n), 0.0)
-        return rng.binomial(offered.astype(np.int64), np.minimum(p_match, 1.0)).astype(float), True
+        return step.draws.binomial(site.MATCH, offered.astype(np.int64), np.minimum(p_match, 1.0)), True
 
     def decide(self, step):
-        S, n, rng = self.size, step.n, step.rng
+        S, n, draws = self.size, step.n, step.draws
         idle = np.maximum(step.serve - step.q - step.A, 0.0)
         offered = step.arr if step.link is None else step.arr - step.link
         matched, both = self._matches(step, offered)
         from_queue = np.zeros(S)
-        for i in matched.nonzero()[0] if both else ():
-            for _ in range(int(matched[i])):
-                self._remove(i, rng.random(), offered[i], step)
-                from_queue[i // n] += 1.0
+        hit = matched.nonzero()[0]
+        if both and hit.size:
+            # Where in the flow's share each matched packet sits: draw i of its
+            # scenario for its i-th match (in flow order).
+            ends = np.cumsum(matched.reshape(S, n), axis=1).ravel()
+            for i in hit.tolist():
+                for m in range(int(ends[i] - matched[i]), int(ends[i])):
+                    self._remove(i, float(draws.uniform(site.CHOSEN, m, i // n)[0]), offered[i], step)
+                    from_queue[i // n] += 1.0
         gone = matched.reshape(S, n).sum(axis=1)
         A = step.A - gone if step.link is None else step.A - gone - step.link_total
-        D = self.early_drops(step.q, A, idle, step.serve, rng)
+        D = self.early_drops(step.q, A, idle, step.serve)
         if self.marking:
             D = self.mark_early(D, step)
         if step.link is not None:
@@ -610,21 +649,21 @@ class _CHOKe(_SharedQueue, _REDState):
 class _KamraCHOKe(_CHOKe):
     """Kamra, Misra & Towsley's CHOKe/RED-I: at periodic intervals one arrival meets a random queued packet."""
 
-    def __init__(self, scenarios, rng, ecn):
-        super().__init__(scenarios, rng, ecn)
+    def __init__(self, scenarios, draws, ecn):
+        super().__init__(scenarios, draws, ecn)
         self.interval = np.array([s.queue.match_interval for s in scenarios])
         self.next_match = np.zeros(len(scenarios))
 
     def _matches(self, step, offered):
         """Scenarios due a test: one arrival (a flow by its share of them) against a queued packet (by share)."""
-        n, rng = step.n, step.rng
+        n, gens = step.n, step.draws.generators(site.TEST)  # each scenario's own: its tests alone
         matched = np.zeros(offered.size)
         due = ((step.now >= self.next_match) & (step.q >= 1.0) & (offered.reshape(-1, n).sum(axis=1) > 0)).nonzero()[0]
         for s in due:
             at = slice(s * n, (s + 1) * n)
             arriving = offered[at] / offered[at].sum()
-            i = rng.choice(n, p=arriving)
-            if rng.random() * step.q[s] < self.queued[s * n + i]:
+            i = gens[s].choice(n, p=arriving)
+            if gens[s].random() * step.q[s] < self.queued[s * n + i]:
                 matched[s * n + i] = 1.0  # only the arrival is dropped (Sec. 2)
         self.next_match[due] = step.now + self.interval[due]
         return matched, False
@@ -636,15 +675,15 @@ ENGINES = {spec.DropTail: _FIFO, spec.RandomDrop: _RandomDrop, spec.RED: _REDSta
 ENGINES[spec.CHOKeI] = _KamraCHOKe
 
 
-def make_queue(scenarios, rng, ecn=False):
+def make_queue(scenarios, draws, ecn=False):
     """Return the engine state of a batch of scenarios with same-kind queues.
 
     Parameters
     ----------
     scenarios : list of Scenario
         The batch; every queue spec must be of one kind.
-    rng : numpy.random.Generator
-        The run's generator (FPQ's counters draw from it).
+    draws : Draws
+        The scenarios' random streams.
     ecn : bool
         The batch's senders speak ECN.
 
@@ -658,5 +697,5 @@ def make_queue(scenarios, rng, ecn=False):
         raise ValueError("queue: a batch must use one queue discipline")
     for cls in kind.__mro__:
         if cls in ENGINES:
-            return ENGINES[cls](scenarios, rng, ecn)
+            return ENGINES[cls](scenarios, draws, ecn)
     raise ValueError(f"queue: no engine for {kind.__name__}")

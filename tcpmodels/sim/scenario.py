@@ -886,9 +886,10 @@ class Scenario(Result):
     warmup : float
         Start of the measured interval [s]; statistics cover [warmup, duration].
     seed : int or None
-        Seed of the random generator; equal seeds give equal results for a
-        scenario run alone (a batch's one generator is seeded by all its
-        members' seeds, so a member's result depends on its batch).
+        Seed of the scenario's own random streams; equal seeds give equal
+        results, bit for bit, alone or in any batch (except that a batch of
+        10 000 flows or more keeps per-flow state in float32, which rounds
+        differently: see ``flows.state_dtype``).  None: fresh entropy.
     rtt_spread : float
         (With a single ``rtt``.) Relative width of the uniform spread of propagation RTTs [-]: flow RTTs
         are uniform on rtt * [1 - spread/2, 1 + spread/2].  0.2 reproduces the

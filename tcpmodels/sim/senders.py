@@ -12,6 +12,7 @@ what differs (e.g. ``increase`` and ``reduced`` for HighSpeed TCP).
 import numpy as np
 
 from .. import units
+from . import draws as site
 from . import scenario as spec
 from .flows import IDLE, OPEN, PENDING, RECOVERY, STALLED
 
@@ -67,7 +68,10 @@ class Sender:
         self.wmax = flows.max_window.astype(real)
         self.srtt_q = np.zeros(flows.S)  # smoothed queueing delay [s] (RTT minus propagation)
         self.rttvar_q = np.zeros(flows.S)
-        self.rtt_steps = max(1, int(round(flows.prop.mean() / dt)))  # steps between RTT samples
+        # Steps between RTT samples, each scenario's own (its result must not depend on its batch).
+        rtt_steps = np.rint(flows.prop.reshape(flows.S, flows.n).mean(axis=1) / dt)
+        self.rtt_steps = np.maximum(rtt_steps, 1.0).astype(np.int64)
+        self._every = int(self.rtt_steps[0]) if (self.rtt_steps == self.rtt_steps[0]).all() else None
         N = flows.N
         self._ca, self._inc = np.empty(N, dtype=bool), np.empty(N, dtype=real)
         self._room, self._arr = np.empty(N, dtype=real), np.empty(N, dtype=real)
@@ -186,7 +190,7 @@ class Sender:
         return arr
 
     # ------------------------------------------------------------ losses
-    def on_drops(self, j, dj, arr, rng):
+    def on_drops(self, j, dj, arr, draws):
         """Flows ``j`` lost ``dj`` of their ``arr`` packets at the bottleneck; returns those a loss event starts for."""
         f = self.f
         arr[j] -= dj
@@ -200,7 +204,7 @@ class Sender:
             # access link, the step's survivors that came later, the other drops.
             # (the first of d drops sits at a Beta(1, d) fraction of the step's packets;
             # exact for one drop: uniform on 0 .. a-1 survivors after it).
-            lead = rng.random(jo.size)
+            lead = draws.flow_uniform(site.LEAD, jo)
             multi = (djo > 1).nonzero()[0]  # (a power only where it is not the identity)
             if multi.size:
                 lead[multi] **= 1 / djo[multi]
@@ -220,7 +224,7 @@ class Sender:
             else:
                 ra = np.zeros(jr.size)
             p_retx = np.minimum(1.0, dj[r] * ra / np.maximum(a_before, 1.0))
-            hit = rng.random(jr.size) < p_retx
+            hit = draws.flow_uniform(site.RETX, jr) < p_retx
             f.retx_lost[jr] |= hit
             f.carried[jr] += dj[r] - hit
         return jo  # its duplicate ACKs return with the lost packet's ACK
@@ -320,11 +324,17 @@ class Sender:
         rto = np.where(f.acked[j] > f.conn_acked[j], rto, f.conn_rto[j])
         return np.minimum(rto * f.backoff[j], self.max_rto[j])
 
-    def update_rtt(self, qdelay):
-        """RTT estimator (RFC 6298 gains) on the queueing delay all flows share: one sample (per ``rtt_steps``)."""
+    def update_rtt(self, qdelay, k):
+        """RTT estimator (RFC 6298 gains) on the queueing delay all flows share: a sample every ``rtt_steps``."""
+        if self._every is not None:  # one interval for the batch (a Python test per step)
+            if k % self._every:
+                return
+            gain = 1.0
+        else:
+            gain = k % self.rtt_steps == 0
         err = qdelay - self.srtt_q
-        self.srtt_q += err / 8
-        self.rttvar_q += (np.abs(err) - self.rttvar_q) / 4
+        self.srtt_q += (err / 8) * gain
+        self.rttvar_q += ((np.abs(err) - self.rttvar_q) / 4) * gain
 
     def timeout(self, j, base, now):
         """Flows ``j`` stall until their retransmission timer, armed at ``base``, fires."""

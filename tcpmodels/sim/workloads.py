@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from . import draws as site
 from . import scenario as spec
 from .flows import STALLED
 from .result import Transfers as TransferTable
@@ -24,12 +25,12 @@ class LongLived:
     def __init__(self, start_spread):
         self.start_spread = np.asarray(start_spread, dtype=float)
 
-    def start_times(self, rng):
-        """When each flow starts [s] (drawn from ``rng``)."""
-        return self.start_spread * rng.random(self.start_spread.size)
+    def start_times(self, u):
+        """When each flow starts [s], from one uniform on [0, 1) per flow ``u``."""
+        return self.start_spread * u
 
-    def attach(self, flows, sender, rng, link_loss):
-        """The batch's flows, sender, random generator and each flow's link loss probability [-] are built."""
+    def attach(self, flows, sender, draws, link_loss):
+        """The batch's flows, sender, random streams (``Draws``) and each flow's link loss probability [-] are built."""
 
     def start(self, j, sender, now):
         """Flows ``j`` reached their start: they open with data to send for ever."""
@@ -80,9 +81,9 @@ class Transfers(LongLived):
         self.loss_now = np.zeros(len(scenarios))  # the bottleneck's loss rate in the last step [-]
         self.done = []  # (flows, sizes, starts, completion time) per step with completions
 
-    def attach(self, flows, sender, rng, link_loss):
-        """The batch's flows, sender, random generator and each flow's link loss probability [-]."""
-        self.f, self.sender, self.rng, self.link_loss = flows, sender, rng, link_loss
+    def attach(self, flows, sender, draws, link_loss):
+        """The batch's flows, sender, random streams (``Draws``) and each flow's link loss probability [-]."""
+        self.f, self.sender, self.draws, self.link_loss = flows, sender, draws, link_loss
         flows.target = np.full(flows.N, np.inf, dtype=flows.real)
         self.max_rto = sender.max_rto
 
@@ -106,7 +107,7 @@ class Transfers(LongLived):
         # A SYN is lost at the queue as often as the last step's packets, and
         # on the link like any packet; it takes no capacity (40 bytes).
         p = 1.0 - (1.0 - self.loss_now[f.scen[j]]) * (1.0 - self.link_loss[j])
-        lost = self.rng.random(j.size) < p
+        lost = self.draws.flow_uniform(site.SYN, j) < p  # (a flow sends at most one SYN a step)
         wait = np.minimum(self.timeout[j] * 2.0 ** self.syn_tries[j], self.max_rto[j])
         f.t_next[j] = now + np.where(lost, wait, f.prop[j] + f.qdelay(j))
         self.syn_ok[j] = ~lost
@@ -118,8 +119,10 @@ class Transfers(LongLived):
         size = self.mean[j]
         expo = self.exponential[j]
         if expo.any():
-            # Exponential with the given mean, in whole packets, at least one (Morris 1999, section 7.1).
-            size = np.where(expo, np.maximum(1.0, np.round(self.rng.exponential(size))), size)
+            # Exponential with the given mean (by inversion of a uniform, the
+            # flow's own), in whole packets, at least one (Morris 1999, section 7.1).
+            drawn = -np.where(expo, size, 1.0) * np.log1p(-self.draws.flow_uniform(site.SIZE, j))
+            size = np.where(expo, np.maximum(1.0, np.round(drawn)), size)
         size = np.where(self.finite_flow[j], size, np.inf)
         self.size[j] = size
         f.target[j] = f.acked[j] + size

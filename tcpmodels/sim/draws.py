@@ -1,0 +1,161 @@
+"""Each scenario's own random numbers, whatever else shares its batch.
+
+A scenario's result depends only on the scenario and its seed: every draw
+comes from that scenario's own stream, and how many numbers a draw site takes
+from it never depends on the other members of the batch.  Two kinds of
+stream serve the two kinds of site:
+
+* counter-based uniforms (``uniform``, ``bits``, ``scalar``): the number at
+  step k, site, index i of scenario s is a hash of (s's key, k, site, i)
+  (splitmix64: a Weyl sequence through Stafford's "Mix13" finalizer, a
+  bijection of 64-bit words that passes BigCrush).  A batch may compute
+  numbers a member alone would not, and in blocks of any size (RED's spacing
+  loop); a member never sees them.  One numpy call sequence for the whole
+  batch, and in pure Python for one scenario (the same integers, so the same
+  floats).  For the sites with few draws a step;
+* one numpy Generator per scenario and site (``random``, ``binomial``,
+  ``generators``), where every scenario takes the same count alone as in a
+  batch (a uniform per sending flow for the ACK ring, link-loss binomials,
+  the initial RTTs and start times, FPQ's counters): a fast generator over a
+  bulk of numbers, one call per scenario.
+
+Seeds go through ``numpy.random.SeedSequence`` (``None``: fresh entropy per
+scenario), each site's Generator from its own ``spawn_key``.
+"""
+
+import numpy as np
+
+__all__ = ["Draws", "ACK", "LINK", "MATCH", "COUNTER", "START", "LEAD", "RETX", "DROP", "MARK", "EVICT",
+           "CHOSEN", "SPACED", "LATER", "HOLD", "SYN", "SIZE", "TEST"]
+
+# Draw sites.  Generator streams: ACK-ring rounding, link loss, CHOKe's matches,
+# FPQ's counters, initial RTTs and starts, CHOKe/RED-I's periodic tests.
+# Counter-based: the first lost packet's place, lost retransmissions, the drop
+# assignment, ECN marks, random drop's victims, CHOKe's queued victims, RED's
+# spaced decisions in the first segment of a step and after forced drops,
+# RED's held cycles, a finite transfer's SYN loss and exponential size.
+# The counter's site field has 4 bits (sites 0-15, all taken); a Generator
+# site is only a spawn key, so TEST lies beyond the field.
+ACK, LINK, MATCH, COUNTER, START = range(5)
+LEAD, RETX, DROP, MARK, EVICT, CHOSEN, SPACED, LATER, HOLD, SYN, SIZE = range(5, 16)
+TEST = 16
+
+_MASK = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15  # splitmix64's Weyl increment (2^64 / golden ratio, odd)
+_M1, _M2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+# A draw's counter: step (mod 2^28) | site (4 bits) | index (32 bits), unique within a scenario.
+_STEP_SHIFT, _SITE_SHIFT, _STEPS = 36, 32, 1 << 28
+_UNIT = 2.0 ** -53
+# As 0-d arrays: numpy takes them faster than its scalars (a call costs more than its work here).
+_G, _M1A, _M2A, _S30, _S27, _S31, _S11 = (np.array(c, dtype=np.uint64) for c in (_GOLDEN, _M1, _M2, 30, 27, 31, 11))
+
+
+def _mix(z):
+    """Stafford's Mix13 on uint64 ``z``, in place (one temporary: numpy's per-call cost matters here)."""
+    t = z >> _S30
+    z ^= t
+    z *= _M1A
+    np.right_shift(z, _S27, out=t)
+    z ^= t
+    z *= _M2A
+    np.right_shift(z, _S31, out=t)
+    z ^= t
+    return z
+
+
+class Draws:
+    """The random streams of a batch of S scenarios with n flows each.
+
+    Parameters
+    ----------
+    seeds : sequence of int or None
+        Each scenario's seed (None: fresh entropy).
+    n : int
+        Flows per scenario [-].
+    """
+
+    def __init__(self, seeds, n):
+        self.S, self.n = len(seeds), n
+        self._entropy = [np.random.SeedSequence(s).entropy for s in seeds]
+        self.keys = np.array([np.random.SeedSequence(e, spawn_key=(99,)).generate_state(1, np.uint64)[0]
+                              for e in self._entropy], dtype=np.uint64)
+        self._key0 = int(self.keys[0])
+        self._generators = {}
+        self.at(0)
+
+    def at(self, k):
+        """Move to step ``k``: later counter-based draws belong to it."""
+        offset = (((k % _STEPS) << _STEP_SHIFT) * _GOLDEN) & _MASK
+        self.now0 = (self._key0 + offset) & _MASK
+        if self.S > 1:
+            self.now = self.keys + np.uint64(offset)  # uint64 arrays wrap modulo 2^64
+
+    def bits(self, site, index, lanes=None):
+        """53 random bits (uint64) for draw ``index`` (whole numbers < 2^32) of ``site``, per scenario ``lanes``.
+
+        ``lanes`` (the scenario of each index) None: every scenario's, broadcast against ``index``.
+        """
+        offset = ((site << _SITE_SHIFT) * _GOLDEN) & _MASK
+        z = np.multiply(np.array(index, ndmin=1), _G, dtype=np.uint64, casting="unsafe")  # wraps modulo 2^64
+        if self.S == 1:
+            z += np.array((self.now0 + offset) & _MASK, dtype=np.uint64)
+        else:
+            start = self.now + np.uint64(offset)
+            if lanes is None:
+                z = z + start  # (broadcasts: every scenario's)
+            else:
+                z += start[lanes]
+        return np.right_shift(_mix(z), _S11, out=z)
+
+    def uniform(self, site, index, lanes=None):
+        """Uniforms on [0, 1) for draw ``index`` of ``site`` (see ``bits``)."""
+        return self.bits(site, index, lanes) * _UNIT
+
+    def flow_uniform(self, site, j):
+        """One uniform on [0, 1) per flow ``j`` (indices into the batch's flat flows)."""
+        if self.S == 1:
+            return self.uniform(site, j)
+        return self.uniform(site, j % self.n, j // self.n)
+
+    def scalar(self, site, index):
+        """The first scenario's ``uniform(site, index)`` as a float (pure Python: a batch of one)."""
+        z = (self.now0 + ((site << _SITE_SHIFT) + index) * _GOLDEN) & _MASK
+        z = ((z ^ (z >> 30)) * _M1) & _MASK
+        z = ((z ^ (z >> 27)) * _M2) & _MASK
+        return ((z ^ (z >> 31)) >> 11) * _UNIT
+
+    def generators(self, site):
+        """One ``numpy.random.Generator`` per scenario for ``site``."""
+        if site not in self._generators:
+            self._generators[site] = [np.random.default_rng(np.random.SeedSequence(e, spawn_key=(site,)))
+                                      for e in self._entropy]
+        return self._generators[site]
+
+    def random(self, site, counts):
+        """``counts[s]`` uniforms on [0, 1) from each scenario s's Generator of ``site``, concatenated."""
+        gens = self.generators(site)
+        if self.S == 1:
+            return gens[0].random(int(counts[0]))
+        counts = np.asarray(counts).tolist()
+        out = np.empty(sum(counts))
+        end = 0
+        for g, c in zip(gens, counts, strict=True):
+            if c:
+                g.random(out=out[end:end + c])
+                end += c
+        return out
+
+    def per_flow(self, site):
+        """One uniform on [0, 1) per flow of the batch (n from each scenario's Generator of ``site``)."""
+        return self.random(site, [self.n] * self.S)
+
+    def binomial(self, site, trials, p):
+        """Binomial(trials, p) per flow (``trials`` flat, S n), from each scenario's Generator of ``site``."""
+        gens, n = self.generators(site), self.n
+        p = np.broadcast_to(p, trials.shape)
+        if self.S == 1:
+            return gens[0].binomial(trials, p).astype(float)
+        out = np.empty(trials.size)
+        for s, g in enumerate(gens):
+            out[s * n:(s + 1) * n] = g.binomial(trials[s * n:(s + 1) * n], p[s * n:(s + 1) * n])
+        return out
