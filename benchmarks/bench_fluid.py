@@ -12,25 +12,16 @@ Wall times are the best of ``--repeat`` runs: the machine is shared, and its spe
 """
 
 import argparse
-import time
 import warnings
 
 import numpy as np
+from bench_sim import best_time  # the script's folder is on sys.path: one timer for both benches
 
 from tcpmodels import TCPModelsWarning, fluid, red, sim
 
 CAPACITY = 10e6 / (8 * 576)  # the thesis' 10 Mbit/s of 576-byte packets [packets/s]
 RED = dict(min_th=5.0, max_th=217.0, max_p=0.02, weight=0.002)
 NS3 = dict(drop_spacing="count", delayed_ack=True)  # Floyd & Jacobson spacing, delayed ACKs
-
-
-def best_time(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), out
 
 
 def scenarios(count, seed=1):

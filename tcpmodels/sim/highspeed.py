@@ -6,6 +6,8 @@ delayed-ACK gain) and a congestion signal leaves ``(1 - b(w)) w``, with
 ``a`` and ``b`` taken from :mod:`tcpmodels.hstcp`.
 """
 
+import abc
+
 import numpy as np
 
 from .. import hstcp
@@ -15,20 +17,20 @@ from .senders import ENGINES, NewReno
 __all__ = ["HighSpeed", "Scalable"]
 
 
-class _IncreaseDecrease(NewReno):
+class _IncreaseDecrease(NewReno, metaclass=abc.ABCMeta):
     """NewReno whose congestion avoidance grows by ``a(w)/w`` per ACK and whose reduction keeps ``1 - b(w)``."""
 
     def __init__(self, scenarios, flows, ring, dt, spec=None):
         super().__init__(scenarios, flows, ring, dt, spec)
         self.spec = spec or scenarios[0].sender
 
+    @abc.abstractmethod
     def a(self, w):
-        """Increase per RTT at windows ``w`` [packets]."""
-        raise NotImplementedError
+        """Increase per RTT at windows ``w`` [packets] (each sender's law)."""
 
+    @abc.abstractmethod
     def b(self, w):
-        """Decrease factor at windows ``w`` [-]."""
-        raise NotImplementedError
+        """Decrease factor at windows ``w`` [-] (each sender's law)."""
 
     def increase(self, acks):
         """Slow start as Standard TCP; congestion avoidance ``a(w)/w`` per ACKed packet (Eq. 1 of Su et al. 2006)."""
