@@ -959,9 +959,6 @@ class Scenario(Result):
         if self.senders is None:
             _set(self, "sender", _spec("sender", self.sender, SENDERS))
         only = [type(p).__name__ for _, p in self.groups if isinstance(p, (TCPE, SDC))]
-        if only and len(self.groups) > 1:
-            raise ValueError(f"senders: {only[0]} cannot share a scenario with other senders (its ECN rule is "
-                             f"not dispatched per group)")
         if only and not getattr(self.queue, "ecn", False):
             raise ValueError(f"queue: {only[0]} reacts only to ECN marks and needs a queue that marks (RED, REDI or "
                              f"CHOKe with ecn=True), got {self.queue!r}")

@@ -46,11 +46,11 @@ class TCPE(NewReno):
     def on_echoes(self, nearest, now):
         """Echoes due by ``nearest`` freeze the window and switch to congestion avoidance; quiet RTTs to slow start."""
         f = self.f
-        echoed = (f.t_ece < nearest).nonzero()[0]
+        echoed = self.own(f.t_ece < nearest)
         # OnAck: slow start again after a round trip without an echo.  Only flows in
         # congestion avoidance whose last echo is older than their propagation RTT
         # (a lower bound of the RTT) can switch: the law decides for those alone.
-        quiet = ((f.state <= PENDING) & ~self.slow & (now - self.last_ecn > f.prop)).nonzero()[0]
+        quiet = self.own((f.state <= PENDING) & ~self.slow & (now - self.last_ecn > f.prop))
         if quiet.size:
             state = variants.tcpe_on_ack(f.cwnd[quiet].astype(float), False, False, now,
                                          self.last_ecn[quiet], f.prop[quiet] + f.qdelay(quiet))
