@@ -1,4 +1,4 @@
-"""Bad input to issue 13's senders, workloads and queues: refused when the spec or Scenario is built, naming the field."""
+"""Bad input to issue 13's senders, workloads and queues: refused when built, naming the field."""
 
 import math
 
