@@ -38,10 +38,30 @@ def test_an_ecn_echo_freezes_the_tcpe_window_where_newreno_halves_it():
 
 
 def test_only_the_marked_acks_are_frozen():
+    # One echoing ACK per marked packet (Kamra et al., Sec. 2): ten packets ACKed one by one,
+    # four marked: six ACKs add 1/cwnd each.
+    e, j = lone(sim.TCPE(delayed_ack=False))
+    echo(e, j, acks=10, marked=4)
+    assert e.flows.cwnd[0] == pytest.approx(100.0 + 6 / 100, rel=1e-9)
+    # With delayed ACKs the ten packets are five ACKs, four of them echoing: one adds 1/cwnd.
     e, j = lone(sim.TCPE())
     echo(e, j, acks=10, marked=4)
-    # Six unmarked ACKs each add 1/cwnd, halved by delayed ACKs: 6 x 0.5 / 100.
-    assert e.flows.cwnd[0] == pytest.approx(100.0 + 6 * 0.5 / 100, rel=1e-9)
+    assert e.flows.cwnd[0] == pytest.approx(100.0 + 1 / 100, rel=1e-9)
+
+
+def test_each_steps_marks_freeze_the_acks_they_return_with():
+    # Marks of two steps a step apart come back a step apart, each freezing its own step's ACKs.
+    e, j = lone(sim.TCPE(delayed_ack=False))
+    dt = e.dt
+    e.sender.on_marks(j, 1.0 - 0.1, np.array([10.0]))
+    e.sender.on_marks(j, 1.0 - 0.1 + dt, np.array([10.0]))
+    for k in range(2):
+        e.sender.on_acks(np.array([10.0]), False)
+        e.sender.on_echoes(1.0 + k * dt + dt / 2, 1.0 + k * dt)
+        assert e.flows.cwnd[0] == pytest.approx(100.0, abs=1e-12)
+    e.sender.on_acks(np.array([10.0]), False)  # the next step's ACKs are not marked: they grow
+    e.sender.on_echoes(1.0 + 2.5 * dt, 1.0 + 2 * dt)
+    assert e.flows.cwnd[0] == pytest.approx(100.0 + 10 / 100, rel=1e-6)
 
 
 def test_tcpe_switches_to_congestion_avoidance_on_an_echo_and_back_to_slow_start_after_a_quiet_rtt():
