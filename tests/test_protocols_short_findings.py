@@ -173,7 +173,7 @@ OC48_50MS = 15_000  # 50 ms
 
 
 def marks(buffer):
-    """RED-I (ECN) on ``buffer`` packets; its thresholds are not in the paper: an eighth to three quarters, p up to 1."""
+    """RED-I (ECN) on ``buffer`` packets; thresholds (not in the paper) an eighth to three quarters, p up to 1."""
     return dict(min_th=buffer / 8, max_th=3 * buffer / 4, max_p=1.0, buffer=buffer, ecn=True)
 
 
