@@ -469,8 +469,10 @@ class Mixed(Sender):
     groups' senders read (the RTT estimator, the pacing arrays, the ACK
     hold, the congestion-event log) is shared.
 
-    Parameters (and those of :class:`Sender`)
+    Parameters
     ----------
+    scenarios, flows, ring, dt
+        As for :class:`Sender`.
     parts : list of Sender
         One sender per variant (spec), each over all flows.
     part_of : ndarray of int
