@@ -228,3 +228,23 @@ def test_kamra_figs_3_10_11_three_tcpe_flows_are_unfair_under_red_and_fair_and_f
     # half a BDP (delayed ACKs) within the round trip its first echo takes.
     assert red.utilization > 0.95 and red.jain_index < 0.5
     assert min(r.jain_index for r in choke) > 0.85 and min(r.utilization for r in choke) > 0.85
+
+
+def test_kamra_sec_2_bernoulli_mark_drops_make_three_tcpe_flows_fair_on_red_i():
+    # Sec. 2: "If we simply introduce Bernoulli losses as part of the AQM (e.g., with a
+    # small probability an ECN mark is replaced by a packet drop), then flows with a
+    # higher share of the bandwidth will receive more losses" and the bandwidth is
+    # shared fairly over time.  The probability is not in the paper: 1e-5 of some
+    # 1e5 marks a second is about one drop a second, CHOKe/RED-I's one test a
+    # second (the same loss budget as the test above, not a value fitted here).
+    def run(mark_drop):
+        return sim.simulate(oc48(sim.TCPE(max_window=BIG), sim.REDI(mark_drop=mark_drop, **marks(OC48_50MS)),
+                                 n_flows=3, duration=150.0, warmup=50.0, start_spread=20.0))
+    plain, bernoulli = run(0.0), run(1e-5)
+    # Measured (seeds 0-1): RED-I alone utilization 1.00, Jain 0.33-0.34 (the
+    # first flow holds the link); with the mark drops utilization 0.95-0.96,
+    # Jain 0.91-0.93 (225-300 loss events).  At 1e-4 Jain 0.92-0.98 and
+    # utilization 0.87-0.91: "fairness comes at the expense of loss in
+    # utilization" (Sec. 2), which TCP/E's slow-start re-entry mostly wins back.
+    assert plain.jain_index < 0.5 and plain.utilization > 0.95
+    assert bernoulli.jain_index > 0.85 and bernoulli.utilization > 0.85
