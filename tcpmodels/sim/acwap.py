@@ -32,15 +32,16 @@ class ACWAP(HighSpeed):
         super().__init__(scenarios, flows, ring, dt, spec)
         # beta of each flow (1 for the other groups of a mixed population: unused there).
         self.beta = np.concatenate([s.per_flow(lambda p: getattr(p, "beta", 1.0)) for s in scenarios])
-        # The flows this sender paces (its own, in a mixed population).
-        self.mine = np.concatenate([s.per_flow(lambda p: getattr(p, "pacing", False)) for s in scenarios]) > 0
+        # The flows of ACWAP groups that pace (a mixed population's other groups, and
+        # ACWAP groups of other kinds, in Sender.mine, are not this sender's to pace).
+        self.pacing = np.concatenate([s.per_flow(lambda p: getattr(p, "pacing", False)) for s in scenarios]) > 0
         self.rtts = RttSamples(flows, ring.L, dt)
         self.srtt = flows.prop.copy()  # R_C [s]
         self.rtt_min = np.full(flows.N, np.inf)
         self.rtt_max = np.zeros(flows.N)
         self.numofcon = np.zeros(flows.N)
         self.access = self.access_step.astype(float)  # the access link's own limit per step
-        self.paced = self.paced or bool(self.mine.any())
+        self.paced = self.paced or bool(self.pacing.any())
 
     def increase(self, acks):
         """Update R_C, RTT_min and RTT_max; grow by ACWAP's a(w); set each flow's pacing rate."""
@@ -57,8 +58,8 @@ class ACWAP(HighSpeed):
                              kind=self.spec.kind)
         self.grow_by(acks, a)
         # Interval = R_C / w between packets: at most cwnd dt / R_C packets a step.
-        mine = self.mine
-        if not mine.any():
+        mine = self.own(self.pacing.copy())
+        if not mine.size:
             return
         pace = self.dt / variants.pacing_interval(self.srtt[mine], np.maximum(f.cwnd[mine], 1.0))
         self.access_step[mine] = np.minimum(self.access[mine], pace)

@@ -23,9 +23,10 @@ class SDC(NewReno):
 
     def __init__(self, scenarios, flows, ring, dt, spec=None):
         super().__init__(scenarios, flows, ring, dt, spec)
-        param = lambda value: np.concatenate([s.per_flow(value) for s in scenarios])  # noqa: E731
-        self.max_delay = param(lambda p: p.max_delay)
-        self.threshold = param(lambda p: p.window_threshold)
+        # (0 for a mixed population's other groups: unused there.)
+        param = lambda name: np.concatenate([s.per_flow(lambda p: getattr(p, name, 0.0)) for s in scenarios])  # noqa: E731
+        self.max_delay = param("max_delay")
+        self.threshold = param("window_threshold")
         self.delay = np.zeros(flows.N)  # d [s]
         self.hold = np.zeros(flows.N)  # d in steps (the engine adds it to the ACKs' return)
         self.t_update = np.zeros(flows.N)  # when the delay may next change [s]
@@ -47,7 +48,7 @@ class SDC(NewReno):
     def on_echoes(self, nearest, now):
         """CE on a small window keeps the window and, once a round trip, raises the delay; larger windows halve."""
         f = self.f
-        echoed = (f.t_ece < nearest).nonzero()[0]
+        echoed = self.own(f.t_ece < nearest)
         small = echoed[(self.window_seen(echoed) <= self.threshold[echoed]) & (f.state[echoed] <= PENDING)]
         if small.size:
             f.t_ece[small] = np.inf
@@ -57,7 +58,7 @@ class SDC(NewReno):
 
     def _update(self, nearest, now):
         # Once a round trip (the delay included): up if CE came back in it, else down.
-        due = ((self.t_update < nearest) & (self.ce | (self.delay > 0))).nonzero()[0]
+        due = self.own((self.t_update < nearest) & (self.ce | (self.delay > 0)))
         if due.size:
             self._set_delay(due, self.ce[due], now)
             self.ce[due] = False
@@ -101,7 +102,7 @@ class RDC(SDC):
 
     def on_echoes(self, nearest, now):
         """The receiver's CE (no echo) and the sender's echoes (RFC 3168's halving for large windows)."""
-        seen = (self.t_seen < nearest).nonzero()[0]
+        seen = self.own(self.t_seen < nearest)
         if seen.size:
             self.t_seen[seen] = np.inf
             self.ce[seen] = True

@@ -26,7 +26,7 @@ scenario), each site's Generator from its own ``spawn_key``.
 import numpy as np
 
 __all__ = ["Draws", "ACK", "LINK", "MATCH", "COUNTER", "START", "LEAD", "RETX", "DROP", "MARK", "EVICT",
-           "CHOSEN", "SPACED", "LATER", "HOLD", "SYN", "SIZE", "TEST"]
+           "CHOSEN", "SPACED", "LATER", "HOLD", "SYN", "SIZE", "TEST", "MARK_DROP"]
 
 # Draw sites.  Generator streams: ACK-ring rounding, link loss, CHOKe's matches,
 # FPQ's counters, initial RTTs and starts, CHOKe/RED-I's periodic tests.
@@ -39,6 +39,7 @@ __all__ = ["Draws", "ACK", "LINK", "MATCH", "COUNTER", "START", "LEAD", "RETX", 
 ACK, LINK, MATCH, COUNTER, START = range(5)
 LEAD, RETX, DROP, MARK, EVICT, CHOSEN, SPACED, LATER, HOLD, SYN, SIZE = range(5, 16)
 TEST = 16
+MARK_DROP = 17  # Generator: RED-I's marks that become drops (Kamra et al.'s Bernoulli losses)
 
 _MASK = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15  # splitmix64's Weyl increment (2^64 / golden ratio, odd)

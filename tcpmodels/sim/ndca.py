@@ -55,9 +55,9 @@ class NDCA(Reno):
         estimate = np.floor(variants.ndca_ssthresh(self.bandwidth, base, self.packet_size))  # Eq. 5, Fig. 4
         hold = variants.ndca_hold(sample, base, self.alpha)
         # The path is full: the first slow start ends at the estimate.
-        full = hold & ~self.estimating
-        if full.any():
-            self.estimating |= full
+        full = self.own(hold & ~self.estimating)
+        if full.size:
+            self.estimating[full] = True
             f.ssthresh[full] = estimate[full]
         threshold = np.where(self.estimating, estimate, f.ssthresh)
         per_ack = variants.ndca_increase(np.maximum(f.cwnd, 1.0), threshold, hold)

@@ -669,10 +669,28 @@ class _KamraCHOKe(_CHOKe):
         return matched, False
 
 
+class _REDIState(_REDState):
+    """RED-I, whose ECN marks each become a drop with probability ``mark_drop`` (Kamra et al., Sec. 2)."""
+
+    def __init__(self, scenarios, draws, ecn):
+        super().__init__(scenarios, draws, ecn)
+        self.mark_drop = np.array([s.queue.mark_drop for s in scenarios])
+        self.bernoulli = bool(self.mark_drop.any())
+
+    def mark_early(self, D, step):
+        """Of the step's marks, Binomial(marks, mark_drop) are drops (forced, so they leave the queue)."""
+        if self.bernoulli:
+            gens = step.draws.generators(site.MARK_DROP)  # each scenario's own stream
+            marks = np.rint(D - self.forced).astype(np.int64)
+            self.forced = self.forced + [g.binomial(m, p) for g, m, p in zip(gens, marks, self.mark_drop, strict=True)]
+        return super().mark_early(D, step)
+
+
 # The engine of each queue spec (the most derived registered class of a spec wins).
 ENGINES = {spec.DropTail: _FIFO, spec.RandomDrop: _RandomDrop, spec.RED: _REDState, spec.CHOKe: _CHOKe,
            spec.FPQ: _FPQState}
 ENGINES[spec.CHOKeI] = _KamraCHOKe
+ENGINES[spec.REDI] = _REDIState
 
 
 def make_queue(scenarios, draws, ecn=False):

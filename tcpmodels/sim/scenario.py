@@ -185,17 +185,37 @@ class RED(Result):
 class REDI(RED):
     """RED on the instantaneous queue (RED-I): RED with an EWMA weight of 1.
 
+    With ``mark_drop`` it is Kamra, Misra & Towsley's fairness rule for TCP/E
+    (Sec. 2): "Bernoulli losses as part of the AQM (e.g., with a small
+    probability an ECN mark is replaced by a packet drop)", so that flows with
+    a larger share, which are marked more, also lose more.
+
     Parameters
     ----------
+    mark_drop : float
+        Probability that an ECN mark becomes a drop instead [-], in [0, 1]
+        (the paper gives no value; 0, the default, is plain RED-I).  Each mark
+        independently; needs ``ecn=True``.
 {inherited}
 
     Examples
     --------
     >>> REDI(min_th=5, max_th=100, max_p=0.1).weight
     1.0
+    >>> REDI(mark_drop=0.01)
+    Traceback (most recent call last):
+    ...
+    ValueError: mark_drop: replacing ECN marks by drops needs ecn=True, got ecn=False
     """
 
     weight: float = dataclasses.field(default=1.0, init=False)
+    mark_drop: float = 0.0
+
+    def __post_init__(self):
+        super().__post_init__()
+        _set(self, "mark_drop", float(_checks.in_range("mark_drop", self.mark_drop, 0.0, 1.0)))
+        if self.mark_drop > 0 and not self.ecn:
+            raise ValueError("mark_drop: replacing ECN marks by drops needs ecn=True, got ecn=False")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -959,9 +979,6 @@ class Scenario(Result):
         if self.senders is None:
             _set(self, "sender", _spec("sender", self.sender, SENDERS))
         only = [type(p).__name__ for _, p in self.groups if isinstance(p, (TCPE, SDC))]
-        if only and len(self.groups) > 1:
-            raise ValueError(f"senders: {only[0]} cannot share a scenario with other senders (its ECN rule is "
-                             f"not dispatched per group)")
         if only and not getattr(self.queue, "ecn", False):
             raise ValueError(f"queue: {only[0]} reacts only to ECN marks and needs a queue that marks (RED, REDI or "
                              f"CHOKe with ecn=True), got {self.queue!r}")

@@ -42,6 +42,9 @@ class Sender:
     one_hole = True
     # Steps each flow's ACKs are held before the sender acts on them (delay control), or None.
     hold = None
+    # The flows this sender owns (a boolean per flow), or None for all: one group's
+    # sender in a mixed population acts on its own flows only (see ``own`` and Mixed).
+    mine = None
 
     def __init__(self, scenarios, flows, ring, dt, spec=None):
         self.f, self.ring, self.dt = flows, ring, dt
@@ -78,6 +81,12 @@ class Sender:
         self.retx, self.retx_arr = (), None
         self.events = None  # where congestion events are logged: (flows, time, windows, drops)
         self._cwr = np.zeros(N, dtype=bool)  # an ECN reduction's round trip without growth
+
+    def own(self, mask):
+        """The flows where the boolean ``mask`` holds, among this sender's own, as indices (``mask`` is consumed)."""
+        if self.mine is not None:
+            mask &= self.mine
+        return mask.nonzero()[0]
 
     # ------------------------------------------------------------ ACKs
     def on_acks(self, acks, check):
@@ -120,7 +129,7 @@ class Sender:
     def on_echoes(self, nearest, now):
         """Echoes due by ``nearest`` halve the window once per round trip, without retransmission (RFC 3168 6.1.2)."""
         f = self.f
-        echoed = (f.t_ece < nearest).nonzero()[0]
+        echoed = self.own(f.t_ece < nearest)
         if echoed.size:
             f.t_ece[echoed] = np.inf
             # Flows already repairing a loss have reduced anyway.
@@ -133,7 +142,7 @@ class Sender:
             # ACKed, one round trip (Linux's and ns-3's CWR state).
             f.grow[j] = 0.0
             self._cwr[j] = True
-        thawed = (self._cwr & (f.t_cwr <= now)).nonzero()[0]
+        thawed = self.own(self._cwr & (f.t_cwr <= now))
         if thawed.size:
             self._cwr[thawed] = False
             j = thawed[f.state[thawed] <= PENDING]  # (recovery and time-outs restore growth themselves)
@@ -437,63 +446,115 @@ class NewReno(Sender):
         return np.maximum((np.floor(self.f.cwnd[j]) - 2) / 2, 2.0)
 
 
-class Mixed(Sender):
-    """A mixed population: each group's flows follow their own sender's rules.
+# The hooks a variant may override, by how a mixed population dispatches them (Mixed).
+# On given flows ``j`` (the first argument): each group's sender on its flows of j.
+FLOW_HOOKS = ("reduced", "reduced_on_loss", "on_marks", "open", "loss_detected", "fast_retransmit",
+              "recovery_ends", "rto", "timeout", "timer_fired", "new_connection", "restart")
+# Over the whole population: each group's sender on its own flows (``Sender.mine``).
+POPULATION_HOOKS = ("increase", "on_echoes")
+# The mechanics every variant shares (none overrides them): run once, on all flows.
+SHARED_HOOKS = ("on_acks", "send", "on_drops", "on_queued_loss", "update_rtt")
 
-    The rules all variants share run once over all flows; what a variant
-    overrides (``increase``, ``reduced``, ``fast_retransmit`` and, through
-    it, ``recovery_rounds``; ``one_hole``) is dispatched to each group's
-    sender for its flows.
+
+class Mixed(Sender):
+    """A mixed population: each group's flows follow their own sender's rules, whatever the senders.
+
+    One rule, for every sender: a hook on given flows (``FLOW_HOOKS``) is
+    split by group, each group's sender acting on its flows; a hook over the
+    whole population (``POPULATION_HOOKS``) runs each group's sender on its
+    own flows only (``Sender.mine``: the others' ACKs are withheld from it,
+    its scans skip them), or once over all flows where every group's sender
+    keeps ``Sender``'s (the same result in one pass).  The mechanics no
+    variant overrides (``SHARED_HOOKS``) run once; what they keep and the
+    groups' senders read (the RTT estimator, the pacing arrays, the ACK
+    hold, the congestion-event log) is shared.
+
+    Parameters
+    ----------
+    scenarios, flows, ring, dt
+        As for :class:`Sender`.
+    parts : list of Sender
+        One sender per variant (spec), each over all flows.
+    part_of : ndarray of int
+        Each flow's variant (an index into ``parts``).
     """
 
     def __init__(self, scenarios, flows, ring, dt, parts, part_of):
         super().__init__(scenarios, flows, ring, dt)
-        self.parts = parts  # one sender per variant, sharing the flows' state
-        self.part_of = part_of  # each flow's
-        self.one_hole = np.array([p.one_hole for p in parts])[part_of]
+        self.parts = parts
+        self.part_of = part_of
+        for i, part in enumerate(parts):
+            part.mine = part_of == i
         # Each flow's sending allowance before fast retransmit is its own variant's (SACK raises it).
         self.limited = np.stack([p.limited for p in parts])[part_of, np.arange(part_of.size)]
-        self.shared_increase = all(type(p).increase is Sender.increase for p in parts)
-        self.shared_reduced = all(type(p).reduced is Sender.reduced for p in parts)
-        # A pacing part (ACWAP) sets its flows' rates in the arrays this sender sends with.
         self.paced = self.paced or any(p.paced for p in parts)
+        held = [p for p in parts if p.hold is not None]
+        if held:  # one array of hold steps, each delay-control group writing its own flows'
+            self.hold = np.zeros(flows.N)
         for p in parts:
+            p.srtt_q, p.rttvar_q = self.srtt_q, self.rttvar_q
             p.access_step, p.token_cap = self.access_step, self.token_cap
+            p.events = self.events
+            if p.hold is not None:
+                p.hold = self.hold
+        # Where every group's sender keeps the shared rule, it runs once over all flows.
+        self.once = {name: all(getattr(type(p), name) is getattr(Sender, name) for p in parts)
+                     for name in POPULATION_HOOKS}
 
-    def _split(self, j):
-        for i, part in enumerate(self.parts):
-            mine = self.part_of[j] == i
-            if mine.any():
-                yield part, mine
+    @property
+    def events(self):
+        """Where congestion events are logged (shared with the groups' senders), or None."""
+        return self._events
+
+    @events.setter
+    def events(self, log):
+        self._events = log
+        for p in getattr(self, "parts", ()):
+            p.events = log
 
     def increase(self, acks):
-        if self.shared_increase:
+        """Each group's sender grows its own flows' windows (the others' ACKs withheld from it)."""
+        if self.once["increase"]:
             return super().increase(acks)
-        f, start = self.f, self.f.cwnd.copy()
-        grown = start.copy()
+        for part in self.parts:
+            part.increase(np.where(part.mine, acks, 0.0))
+
+    def on_echoes(self, nearest, now):
+        """Each group's sender takes the echoes (and quiet round trips) of its own flows."""
+        if self.once["on_echoes"]:
+            return super().on_echoes(nearest, now)
+        for part in self.parts:
+            part.on_echoes(nearest, now)
+
+    def _by_group(self, name, j, args):
+        """Hook ``name`` of each group's sender on its flows of ``j`` (arguments per flow of j split alike)."""
+        if not j.size:
+            return getattr(self.parts[0], name)(j, *args)
+        out = None
+        group = self.part_of[j]
         for i, part in enumerate(self.parts):
-            f.cwnd[:] = start
-            part.increase(acks)
-            grown[self.part_of == i] = f.cwnd[self.part_of == i]
-        f.cwnd[:] = grown
-
-    def reduced(self, j):
-        if self.shared_reduced:
-            return super().reduced(j)
-        out = np.empty(j.size)
-        for part, mine in self._split(j):
-            out[mine] = part.reduced(j[mine])
+            mine = group == i
+            if not mine.any():
+                continue
+            sub = [a[mine] if isinstance(a, np.ndarray) and a.shape == j.shape else a for a in args]
+            result = getattr(part, name)(j[mine], *sub)
+            if result is not None:
+                if out is None:
+                    out = np.empty(j.size, dtype=np.asarray(result).dtype)
+                out[mine] = result
         return out
 
-    def reduced_on_loss(self, j):
-        out = np.empty(j.size)
-        for part, mine in self._split(j):
-            out[mine] = part.reduced_on_loss(j[mine])
-        return out
 
-    def fast_retransmit(self, j, lost, half, now):
-        for part, mine in self._split(j):
-            part.fast_retransmit(j[mine], lost[mine], half[mine], now)
+def _flow_hook(name):
+    def hook(self, j, *args):
+        return self._by_group(name, j, args)
+    hook.__name__ = hook.__qualname__ = name
+    hook.__doc__ = f"Each group's sender's ``{name}`` on its flows of ``j`` (see ``Sender.{name}``)."
+    return hook
+
+
+for _name in FLOW_HOOKS:
+    setattr(Mixed, _name, _flow_hook(_name))
 
 
 ENGINES = {spec.Tahoe: Tahoe, spec.Reno: Reno, spec.NewReno: NewReno}
