@@ -209,3 +209,19 @@ def test_mixed_groups_keep_their_own_receivers():
                      senders=[(1, sim.ACWAP(delayed_ack=False)), (2, sim.Reno())])
     ring = _Engine([s], False).ring
     np.testing.assert_array_equal(ring.delayed, [0.0, 1.0, 1.0])
+
+
+def test_ndca_slow_starts_again_after_a_time_out():
+    # Park et al. Sec. 3.1: interval A (slow start) "begins when a TCP connection starts for the first time
+    # or the congestion window becomes 1 after timeout". After a time-out the window must double per round
+    # trip (15 round trips of 0.1 s reach far beyond 32 packets), not crawl back one packet a round trip
+    # (which reaches at most 1 + 15 = 16): the reset estimate is not a threshold until the hold fires again.
+    s = sim.Scenario(n_flows=1, bandwidth=100e6, rtt=0.1, rtt_spread=0.0, packet_size=1500,
+                     queue=sim.DropTail(buffer=60), sender=sim.NDCA(), duration=60.0, warmup=0.0,
+                     start_spread=0.0, link_loss=1e-3, trace=True, trace_interval=0.1, trace_flows=1)
+    r = sim.simulate(s)
+    assert r.flow_timeouts[0] >= 3
+    window, time = r.trace["window"][:, 0], r.trace["time"]
+    after = [window[(time > t) & (time <= t + 1.5)].max() for t in time[(window <= 1.0) & (time > 1.0)]
+             if t + 1.5 <= time[-1]]
+    assert len(after) >= 3 and np.median(after) > 32

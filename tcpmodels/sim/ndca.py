@@ -11,7 +11,8 @@ runs to the usual ssthresh until the hold first fires, which hands it the
 estimate (Sec. 3.1: ssthresh determined by measuring the bandwidth).  A
 congestion signal halves the window as Reno does and resets the estimate
 (Fig. 4: ``preBW = 0``), so the halved window slow-starts back to what the
-ACKs then show (interval C).
+ACKs then show (interval C); a time-out starts interval A again (Sec. 3.1:
+"the congestion window becomes 1 after timeout").
 """
 
 import numpy as np
@@ -68,6 +69,16 @@ class NDCA(Reno):
         self.bandwidth[j] = 0.0
         self.estimating[j] = True
         return super().reduced(j)
+
+    def timeout(self, j, base, now):
+        """A time-out starts interval A again (Sec. 3.1): slow start until the hold hands it a new estimate.
+
+        Without this the reset estimate would be the threshold from the first
+        ACK on, and a one-packet window would crawl back at one packet a round
+        trip instead of slow-starting.
+        """
+        super().timeout(j, base, now)
+        self.estimating[j] = False
 
 
 ENGINES[spec.NDCA] = NDCA
