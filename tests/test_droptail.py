@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import brentq
 
-from tcpmodels import TCPModelsWarning, data, droptail, tcp, units
+from tcpmodels import TCPModelsWarning, data, droptail, sim, tcp, units
 
 
 def test_hand_checked():
@@ -284,3 +284,34 @@ def test_equilibrium_broadcasts_elementwise(points, model):
             one = droptail.equilibrium(n[i], b[i], rtt=rtt[i], capacity=CAP, model=model)
             assert e.loss_rate[i] == pytest.approx(one.loss_rate, rel=1e-12)
             assert e.queue[i] == pytest.approx(one.queue, rel=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")
+def test_p3_against_the_simulator_on_longer_and_faster_links():
+    # Issue 16: the hidden packet-level checks use 100 and 200 ms links, 20 Mbit/s and other buffers;
+    # nothing in P3 was fitted, so the simulator (NewReno with SACK, 200 s, seed 1) checks it there.
+    # Measured (main at 1cd151c's simulator), loss P3 / sim - 1 for 20, 50, 100, 200 flows:
+    #   100 ms, 10 Mbit/s, 500 packets:  -8  -2  -1 -15 %   queue +5  +8 +11 +21 %
+    #   200 ms, 10 Mbit/s, 500 packets: -13  -5  +1 -11 %   queue +6  +9 +13 +25 %
+    #   100 ms, 20 Mbit/s, 1000 packets: +6 -10  +1   0 %   queue +2  +5  +7 +11 %
+    #   200 ms, 20 Mbit/s, 250 packets: -14 -11  -5  -8 %   queue +18 +33 +32 +62 %
+    # and Eq. 5.6 (P1) +16 % to +906 %.  The simulator's queue sits 5-9 % below ns-3's on the 10 ms
+    # reference (where P3 is within 3 % of ns-3), so P3's queue is checked to 30 % where the buffer
+    # holds at least half the wire and only for being above the simulator's where it holds less (the
+    # 250-packet buffer behind 868 packets on the wire: the link idles 1-3 % there).  Losses to 25 %.
+    settings = [(rtt, bw, b, n) for rtt, bw, b in ((0.1, 10e6, 500), (0.2, 10e6, 500), (0.1, 20e6, 1000),
+                                                   (0.2, 20e6, 250)) for n in (20, 50, 100, 200)]
+    runs = sim.simulate([sim.Scenario(n_flows=n, bandwidth=bw, rtt=rtt, queue=sim.DropTail(buffer=b),
+                                      sender=sim.NewReno(sack=True), duration=200.0, warmup=20.0, seed=1)
+                         for rtt, bw, b, n in settings])
+    rtt, bw, b, n = (np.array(x) for x in zip(*settings, strict=True))
+    cap = units.capacity(bw, 576)
+    loss, queue = (np.array([getattr(r, name) for r in runs]) for name in ("loss_rate", "queue"))
+    p3 = droptail.equilibrium(n, b, rtt=rtt, capacity=cap)
+    p1 = droptail.equilibrium(n, b, rtt=rtt, capacity=cap, model="P1")
+    loss_err, queue_err = p3.loss_rate / loss - 1, p3.queue / queue - 1
+    assert np.abs(loss_err).max() < 0.25, loss_err
+    deep = b >= cap * rtt / 2
+    assert np.abs(queue_err[deep]).max() < 0.3 and np.all(queue_err[~deep] > 0), queue_err
+    assert np.abs(loss_err).max() < np.abs(p1.loss_rate / loss - 1).max() / 2

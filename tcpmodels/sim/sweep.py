@@ -6,7 +6,8 @@ the chunks on a ``concurrent.futures`` executor and gathers one row per
 scenario and seed: its parameters beside its results.  With ``out=`` every
 finished chunk is appended to a CSV file at once, and a sweep run again on the
 same file skips what is already there, so an interrupted sweep loses only the
-chunks that were running.
+chunks that were running; a worker process killed under the default local
+pool costs only the chunks it was running, which a new pool runs again.
 """
 
 import concurrent.futures
@@ -32,7 +33,7 @@ try:
 except ImportError:  # pragma: no cover - Windows: no advisory locks, one sweep per file is on the user
     fcntl = None
 
-__all__ = ["sweep", "SweepTable", "CHUNK_FLOWS"]
+__all__ = ["sweep", "SweepTable", "CHUNK_FLOWS", "WORKER_LOSSES"]
 
 # Most flows in a chunk.  A batch amortises numpy's per-step call overhead over
 # its flows: 20-flow scenarios cost 68 ms alone and 5 ms each in a batch of 64
@@ -61,10 +62,13 @@ def sweep(scenarios, *, seeds=None, executor=None, workers=None, progress=True, 
     executor : concurrent.futures.Executor, optional
         Where chunks run: ``None`` starts a local process pool with one worker
         per core (spawned, so a script that calls this needs the usual
-        ``if __name__ == "__main__":`` guard); a Dask cluster's
-        ``distributed.Client(...).get_executor()`` spreads them over its
-        workers, and re-runs the chunks of a worker it loses.  A given
-        executor is not shut down.
+        ``if __name__ == "__main__":`` guard) that starts again when a worker
+        dies, re-running only the chunks that were running in it (a chunk
+        running at :data:`WORKER_LOSSES` deaths stops the sweep); a Dask
+        cluster's ``distributed.Client(...).get_executor()`` spreads them over
+        its workers, and re-runs the chunks of a worker it loses.  A given
+        executor is neither shut down nor replaced: if it breaks, the error
+        says how many scenarios were not finished.
     workers : int, optional
         Processes of the local pool (default: one per core); not with `executor`.
     progress : bool
@@ -95,6 +99,9 @@ def sweep(scenarios, *, seeds=None, executor=None, workers=None, progress=True, 
         this sweep's or is in use by another.
     OSError
         `out` cannot be written (a full disk): the rows written so far stay.
+    concurrent.futures.BrokenExecutor
+        A given executor broke, or the local pool lost a worker
+        :data:`WORKER_LOSSES` times under one chunk: the rows written so far stay.
 
     Examples
     --------
@@ -317,29 +324,90 @@ def _run(points, todo, executor, workers, progress, chunk_size, finished):
     chunks = list(_chunks(points, todo, _slots(executor) if executor else workers, chunk_size))
     if not chunks:
         return
-    pool = executor or concurrent.futures.ProcessPoolExecutor(
-        max_workers=min(workers, len(chunks)), mp_context=multiprocessing.get_context("spawn"),
-        initializer=_ignore_interrupts)
-    futures = {}
-    complete = False
-    try:
-        with tqdm(total=len(todo), disable=not progress, unit="scenario", desc="sweep") as bar:
-            futures = {pool.submit(_run_chunk, [points[i] for i in members]): members for members in chunks}
-            for future in concurrent.futures.as_completed(futures):
-                rows, caught = future.result()
-                for category, message in dict.fromkeys(caught):
-                    warnings.warn(message, category, stacklevel=4)
-                # Let go of the finished future: a cluster keeps a result while it is referenced,
-                # and recomputes it if the worker holding it is lost.
-                finished(futures.pop(future), rows)
-                bar.update(len(rows))
-        complete = True
-    finally:
+    with tqdm(total=len(todo), disable=not progress, unit="scenario", desc="sweep") as bar:
+        def done(members, future):
+            rows, caught = future.result()
+            for category, message in dict.fromkeys(caught):
+                warnings.warn(message, category, stacklevel=5)
+            finished(members, rows)
+            bar.update(len(rows))
+
         if executor is None:
-            _stop(pool, complete)
+            _run_local(points, chunks, workers, done)
         else:
-            for future in futures:
-                future.cancel()
+            _run_on(executor, points, chunks, done)
+
+
+def _run_on(executor, points, chunks, done):
+    """Run `chunks` on the caller's `executor`; if it breaks, say what was lost (it is the caller's to restart)."""
+    futures = {executor.submit(_run_chunk, [points[i] for i in members]): members for members in chunks}
+    try:
+        for future in concurrent.futures.as_completed(futures):
+            # Let go of the finished future: a cluster keeps a result while it is referenced,
+            # and recomputes it if the worker holding it is lost.
+            members = futures.pop(future)
+            try:
+                done(members, future)
+            except concurrent.futures.BrokenExecutor as error:
+                lost = len(members) + sum(map(len, futures.values()))
+                raise type(error)(f"{error} ({lost} scenarios were not finished; the sweep restarts only "
+                                  "its own pool, not an executor it is given)") from error
+    finally:
+        for future in futures:
+            future.cancel()
+
+
+#: Worker deaths a chunk may be running at before the sweep gives up on it (then it
+#: most likely kills its worker itself: out of memory).
+WORKER_LOSSES = 3
+
+
+def _run_local(points, chunks, workers, done):
+    """Run `chunks` (index lists) on the sweep's own process pool, starting a new pool when a worker dies.
+
+    A chunk is handed over only when a worker is free, so the chunks in flight
+    are those running.  A worker killed (the OOM killer, ``kill -9``) breaks a
+    ``ProcessPoolExecutor`` and fails every chunk in it: the finished ones are
+    kept, the ones in flight are charged a loss and queued again on a new
+    pool.  A chunk in flight at :data:`WORKER_LOSSES` deaths stops the sweep.
+    """
+    waiting, losses = list(range(len(chunks))), [0] * len(chunks)
+    while waiting:
+        slots = min(workers, len(waiting))
+        pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=slots, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_interrupts)
+        running, complete = {}, False
+        try:
+            while waiting or running:
+                while waiting and len(running) < slots:
+                    future = pool.submit(_run_chunk, [points[i] for i in chunks[waiting[0]]])
+                    running[future] = waiting.pop(0)  # after submit: a broken pool refuses it
+                ready, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+                for future in sorted(ready, key=lambda f: f.exception() is not None):  # results before a break
+                    done(chunks[running[future]], future)
+                    del running[future]
+            complete = True
+        except concurrent.futures.process.BrokenProcessPool:
+            waiting = _lost(running, chunks, losses, done) + waiting
+        finally:
+            _stop(pool, complete)
+
+
+def _lost(running, chunks, losses, done):
+    """The chunks a broken pool did not finish, each charged a loss; keep what it did finish."""
+    lost = []
+    for future, c in running.items():
+        if future.done() and future.exception() is None:
+            done(chunks[c], future)
+        else:
+            lost.append(c)
+            losses[c] += 1
+    worst = max(lost, key=losses.__getitem__, default=None)
+    if worst is not None and losses[worst] >= WORKER_LOSSES:
+        raise concurrent.futures.process.BrokenProcessPool(
+            f"a worker process died each of the {WORKER_LOSSES} times it ran a chunk of {len(chunks[worst])} "
+            "scenarios (out of memory?); the sweep stops") from None
+    return sorted(lost)
 
 
 def _stop(pool, complete):
