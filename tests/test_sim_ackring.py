@@ -6,16 +6,6 @@ import pytest
 from tcpmodels.sim.ackring import AckRing
 
 
-class _Draws:
-    """A stand-in generator that hands out given uniforms (to compare a batch with single flows)."""
-
-    def __init__(self, u):
-        self.u = u
-
-    def random(self, n):
-        return self.u
-
-
 def _traffic(k):
     rng = np.random.default_rng(k)
     sending = np.sort(rng.choice(50, 30, replace=False))
@@ -26,11 +16,12 @@ def _traffic(k):
 def test_a_spread_of_one_step_is_the_two_step_split_to_the_bit(dtype):
     # The spread path must change nothing where a step's survivors fit its service.
     split, spread = AckRing(20, 50, dtype), AckRing(20, 50, dtype)
-    draws_a, draws_b = np.random.default_rng(3), np.random.default_rng(3)
+    draws = np.random.default_rng(3)
     for k in range(200):
         split.take(k), spread.take(k)
         args = _traffic(k)
-        assert (split.insert(*args, draws_a) == spread.insert(*args, draws_b, 1.0)).all()
+        u = draws.random(args[0].size)
+        assert (split.insert(*args, u) == spread.insert(*args, u, 1.0)).all()
         assert (split.flat == spread.flat).all()
         split.rows2[k % 20] = spread.rows2[k % 20] = 0.0
 
@@ -41,7 +32,7 @@ def test_a_burst_s_acks_spread_evenly_over_its_service_time():
     # 0.4 step, 2.2 in the first 0.1; whole packets, all 100.
     ring = AckRing(30, 1, float)
     back = ring.insert(np.array([0]), np.array([100.0]), np.array([3.0]), np.array([2.4]),
-                       np.random.default_rng(0), 4.5)
+                       np.random.default_rng(0).random(1), 4.5)
     counts = ring.rows2[:, 0]
     assert counts.sum() == 100 and counts[:1].sum() == 0 and counts[7:].sum() == 0
     np.testing.assert_allclose(counts[1:7], [100 * 0.1 / 4.5, *[100 / 4.5] * 4, 100 * 0.4 / 4.5], atol=1.0)
@@ -55,9 +46,9 @@ def test_a_batch_spreads_each_flow_as_its_own_scenario_would():
     spread = np.array([1.0, 2.5, 1.0, 3.7, 1.2, 1.0])
     u = np.random.default_rng(5).random(6)
     batch, alone = AckRing(30, 6, float), AckRing(30, 6, float)
-    back = batch.insert(sending, packets, prop, queue, _Draws(u), spread)
+    back = batch.insert(sending, packets, prop, queue, u, spread)
     for i in range(6):
         one = slice(i, i + 1)
         w = float(spread[i]) if spread[i] > 1 else None
-        assert alone.insert(sending[one], packets[one], prop[one], queue[one], _Draws(u[one]), w)[0] == back[i]
+        assert alone.insert(sending[one], packets[one], prop[one], queue[one], u[one], w)[0] == back[i]
     assert (batch.flat == alone.flat).all()
