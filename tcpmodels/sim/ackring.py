@@ -149,7 +149,12 @@ class AckRing:
         packets ACKed with this step's.
         """
         total = self.held[sending] + packets
-        odd = np.fmod(total, 2.0)
+        # The parity of the whole packet count, as fmod(total, 2) gives it, in
+        # four in-place passes (fmod costs ten times as much).
+        odd = total * 0.5
+        np.floor(odd, out=odd)
+        odd *= -2.0
+        odd += total
         if self.delayed is not None:
             odd *= self.delayed[sending]
         self.held[sending] = odd
