@@ -124,21 +124,24 @@ class AckRing:
         first = ahead + np.floor(late + 1.0 - spread).astype(np.int64)
         width = math.ceil(spread if type(spread) is float else spread.max()) + 1  # rows touched, at most
         if width not in self.offsets:  # (numpy calls are what a step of few flows costs)
-            self.offsets[width] = np.arange(width - 1.0)[:, None], np.arange(width)[:, None]
-        boundary, row = self.offsets[width]
-        after = (late + (ahead - first)) - boundary
-        np.maximum(np.divide(after, spread, out=after), 0.0, out=after)
-        edges = np.empty((width + 1, sending.size))
-        edges[0], edges[-1] = packets, 0.0
-        inner = np.multiply(packets, after, out=edges[1:-1])
-        inner += u
+            # Per flow (one row each, its `width` ring rows side by side): the
+            # boundaries, and the slots of rows x .. x + width - 1 for each x.
+            self.offsets[width] = np.arange(width - 1.0), np.lib.stride_tricks.sliding_window_view(
+                self.rows, width).copy()
+        boundary, table = self.offsets[width]
+        after = (late + (ahead - first))[:, None] - boundary
+        np.maximum(np.divide(after, spread if type(spread) is float else spread[:, None], out=after), 0.0, out=after)
+        edges = np.empty((sending.size, width + 1))
+        edges[:, 0], edges[:, -1] = packets, 0.0
+        inner = np.multiply(packets[:, None], after, out=edges[:, 1:-1])
+        inner += u[:, None]
         np.floor(inner, out=inner)
         # (Rows of a flow past its own end get zeros; `rows` holds three
         # laps of the ring, so those stay distinct slots.)
-        slots = self.rows[(self.k % self.L + first) + row]
-        slots += sending
-        self.flat[slots] += edges[:-1] - edges[1:]
-        return first + (after > u).sum(axis=0)
+        slots = table[self.k % self.L + first]
+        slots += sending[:, None]
+        self.flat[slots] += edges[:, :-1] - edges[:, 1:]
+        return first + (after > u[:, None]).sum(axis=1)
 
     def _delay_acks(self, sending, packets, back):
         """Delayed ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2): the receiver ACKs every second packet.
