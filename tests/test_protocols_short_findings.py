@@ -163,20 +163,26 @@ def test_kamra_fig_1_one_tcpe_flow_keeps_the_oc48_link_busy_where_newreno_does_n
     tcpe = [sim.simulate(oc48(sim.TCPE(max_window=BIG), sim.REDI(**MARKS), seed=s)).utilization for s in range(4)]
     ecn = sim.simulate(oc48(sim.NewReno(max_window=BIG, ecn=True, sack=True), sim.REDI(**MARKS))).utilization
     plain = sim.simulate(oc48(sim.NewReno(max_window=BIG, sack=True), sim.REDI(**MARKS))).utilization
-    # Measured: TCP/E 0.37, 1.00, 0.81, 0.68 (seeds 0-3; mean 0.72); NewReno with
-    # ECN 0.20, without 0.13 (one slow-start overshoot, then +1/2 packet per RTT
-    # towards an 18 000-packet BDP).  TCP/E's utilization is bimodal per seed
-    # (1.00 or 0.37-0.94): over seeds 0-11, with each scenario's own streams
-    # 0.37, 1.00, 0.81, 0.68, 0.58, 0.52, 1.00, 1.00, 1.00, 1.00, 0.55, 1.00
-    # (means of seeds 0-3, 4-7, 8-11: 0.72, 0.78, 0.89), with the batch's one
-    # generator before 1.00, 0.72, 0.94, 1.00, 1.00, 1.00, 1.00, 0.92, 1.00,
-    # 1.00, 0.56, 0.65 (0.92, 0.98, 0.80): the lowest four-seed mean of the six,
-    # 0.72, sets the bound at 0.7 (it was 0.85).  The paper (Fig. 1): TCP/E "at a sustained
-    # rate equal to the link capacity".  Where the simulator falls short
-    # (seed 1: 21 loss events), the queue dipped below min_th for a round trip,
-    # TCP/E re-entered slow start and overshot the 0.22-BDP buffer.
-    assert np.mean(tcpe) > 0.7 and max(tcpe) > 0.99
-    assert np.mean(tcpe) > 3 * max(ecn, plain)
+    # Measured (a step's survivors' ACKs spread over their service time):
+    # TCP/E 0.57, 0.60, 0.55, 0.43 (seeds 0-3, mean 0.54; seeds 4-11 0.49,
+    # 0.55, 0.42, 0.47, 0.42, 0.48, 0.55, 0.58: four-seed means 0.48, 0.51);
+    # NewReno with ECN 0.17, without 0.16 (one slow-start overshoot, then +1/2
+    # packet per RTT towards an 18 000-packet BDP): 2.8-3.2x.  The paper (Fig. 1):
+    # TCP/E "at a sustained rate equal to the link capacity" -- not reproduced,
+    # and the 1.00 the bunched ACKs gave some seeds (0.37, 1.00, 0.81, 0.68 for
+    # seeds 0-3) was their artefact: those ACKs came back up to 3.2x faster
+    # than the link serves (4857 in a 5 ms step of 1500), which diluted TCP/E's
+    # slow-start bursts.  ACKed at the link's rate, a slow start re-entered
+    # after a halving (window ~9000, a train at the link rate) grows the queue
+    # by one packet per ACK and reaches max_th (3000) within the round, an RTT
+    # before the first mark's echo can freeze the window: 100-140 loss events
+    # in 40 s on every seed.  With the OnAck rule's lastECNtime taken at the
+    # last marked ACK (the engine takes it once per echo firing, so TCP/E
+    # re-enters slow start once a round trip while still marked): 0.48-0.58
+    # with the spread, 0.42-0.50 bunched (seeds 0-3); at a 1.25 ms step
+    # 0.51-0.53 with the spread, 0.33, 0.92, 0.33 bunched (seeds 0-2).
+    assert np.mean(tcpe) > 0.4 and max(tcpe) > 0.5
+    assert np.mean(tcpe) > 2.5 * max(ecn, plain)
 
 
 def test_kamra_figs_10_11_three_tcpe_flows_are_fairer_under_choke_red_i_than_under_red():
@@ -185,19 +191,18 @@ def test_kamra_figs_10_11_three_tcpe_flows_are_fairer_under_choke_red_i_than_und
             for name, queue in (("red", sim.RED(**MARKS)), ("choke", sim.CHOKeI(**MARKS)))}
     jain = {k: np.array([r.jain_index for r in v]) for k, v in runs.items()}
     utilization = {k: np.array([r.utilization for r in v]) for k, v in runs.items()}
-    # Measured (seeds 0-5): Jain under RED 0.99, 0.92, 1.00, 0.49, 0.98, 0.91
-    # (the flows that started first keep more, in some runs: seeds 0-2 alone
-    # no longer show it with each scenario's own streams; over seeds 0-8 2 of
-    # 9 runs below 0.85, 5 of 9 with the batch's one generator before), under
-    # CHOKe/RED-I 1.00, 0.98, 0.99, 0.99, 1.00, 1.00; utilization RED
-    # 0.95, 0.93, 0.96, 0.90, 0.93, 0.94, CHOKe/RED-I 0.52, 0.61, 0.51, 0.58,
-    # 0.51, 0.61.  The paper (Figs. 3,
-    # 10, 11): unfair under RED, fair under CHOKe/RED-I, both near full
-    # utilization.  The fairness is reproduced; the utilization under
-    # CHOKe/RED-I is half the paper's: 470-540 loss events in 150 s, three for
-    # every match drop (one test a second), from TCP/E's slow-start re-entries
-    # overshooting the 0.22-BDP buffer after each halving.
+    # Measured (seeds 0-5): Jain under RED 1.00, 0.53, 1.00, 0.96, 0.89, 1.00
+    # (the flows that started first keep more, in some runs), under
+    # CHOKe/RED-I 0.96, 0.92, 0.98, 1.00, 0.97, 0.92; utilization RED 0.43,
+    # 0.74, 0.67, 0.46, 0.64, 0.42 (mean 0.56), CHOKe/RED-I 0.62, 0.49, 0.56,
+    # 0.52, 0.52, 0.57 (0.55).  The paper (Figs. 3, 10, 11): unfair under RED,
+    # fair under CHOKe/RED-I, both near full utilization.  The fairness is
+    # reproduced; the utilization is about half the paper's under both: 500-1040
+    # loss events in 150 s, from TCP/E's slow-start re-entries overshooting the
+    # 0.22-BDP buffer after each halving (see Fig. 1 above; with a step's ACKs
+    # bunched RED's was 0.90-0.96, by the artefact described there).  The
+    # bound: a six-seed mean spreads by about 0.13 / sqrt(6) = 0.05; two of them.
     assert jain["choke"].min() > 0.9 and jain["choke"].mean() > jain["red"].mean()
     assert jain["red"].min() < 0.85
-    assert utilization["red"].mean() > 0.75
+    assert utilization["red"].mean() > 0.45
     assert utilization["choke"].mean() > 0.4
