@@ -151,7 +151,8 @@ class Draws:
         Each row holds its Generator's next numbers in order: a Generator's
         doubles are the same whether drawn in one call or in several, so the
         buffer changes no number; it turns a Generator call per scenario and
-        step into one per scenario every few steps.
+        step into one per scenario every few steps.  (It reads ahead, so a
+        site drawn through ``random`` must not be drawn any other way.)
         """
         if site not in self._buffers:
             size = max(4096, 4 * self.n)
@@ -170,8 +171,12 @@ class Draws:
         return block, pos
 
     def per_flow(self, site):
-        """One uniform on [0, 1) per flow of the batch (n from each scenario's Generator of ``site``)."""
-        return self.random(site, [self.n] * self.S)
+        """One uniform on [0, 1) per flow of the batch (n from each scenario's Generator of ``site``).
+
+        Drawn at once, not through ``random``'s buffer (a site drawn once or
+        twice a run would keep a buffer for nothing); the same numbers.
+        """
+        return np.concatenate([g.random(self.n) for g in self.generators(site)])
 
     def binomial(self, site, trials, p):
         """Binomial(trials, p) per flow (``trials`` flat, S n), from each scenario's Generator of ``site``."""
