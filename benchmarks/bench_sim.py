@@ -178,9 +178,9 @@ def high_speed(repeat):
               f"window {ev.window.mean():.0f}, {ev.drops.mean():.0f} drops each, {r.flow_timeouts[0]:.0f} time-outs, "
               f"utilization {r.utilization:.2f}")
     print("  The step follows the RTT and the buffer's drain time (0.1 s at every rate here), not the rate;")
-    print("  the per-step work is per flow, so the cost stays flat as the link speeds up.  (From 1 Gbit/s the")
-    print("  one flow can fall into cycles of slow-start overshoot, a lost retransmission and a time-out: within")
-    print("  a step a burst's ACKs come back together, not spread over the burst's service time.)")
+    print("  the per-step work is per flow, so the cost stays flat as the link speeds up.  (A step's arrivals that")
+    print("  outnumber its service have their ACKs spread over their service time, so the flow loses about a(Wc)")
+    print("  per event at every rate, without the slow-start overshoot and time-out cycles of bunched ACKs.)")
 
 
 if __name__ == "__main__":

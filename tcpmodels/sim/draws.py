@@ -82,6 +82,8 @@ class Draws:
                               for e in self._entropy], dtype=np.uint64)
         self._key0 = int(self.keys[0])
         self._generators = {}
+        self._buffers = {}  # site: (a block of each scenario's next uniforms, where its unused ones start)
+        self._rows = np.arange(self.S)
         self.at(0)
 
     def at(self, k):
@@ -134,21 +136,48 @@ class Draws:
 
     def random(self, site, counts):
         """``counts[s]`` uniforms on [0, 1) from each scenario s's Generator of ``site``, concatenated."""
-        gens = self.generators(site)
         if self.S == 1:
-            return gens[0].random(int(counts[0]))
-        counts = np.asarray(counts).tolist()
-        out = np.empty(sum(counts))
-        end = 0
-        for g, c in zip(gens, counts, strict=True):
-            if c:
-                g.random(out=out[end:end + c])
-                end += c
+            return self.generators(site)[0].random(int(counts[0]))
+        counts = np.asarray(counts, dtype=np.int64)
+        buf, pos = self._buffer(site, counts)
+        # Scenario s's numbers are its buffer's next counts[s]: one gather for the batch.
+        ends = np.cumsum(counts)
+        out = buf.ravel()[np.arange(ends[-1]) + np.repeat(self._rows * buf.shape[1] + pos - (ends - counts), counts)]
+        pos += counts
         return out
 
+    def _buffer(self, site, counts):
+        """The block of ``site``'s next uniforms per scenario (S rows) and where each row's unused ones start.
+
+        Each row holds its Generator's next numbers in order: a Generator's
+        doubles are the same whether drawn in one call or in several, so the
+        buffer changes no number; it turns a Generator call per scenario and
+        step into one per scenario every few steps.  (It reads ahead, so a
+        site drawn through ``random`` must not be drawn any other way.)
+        """
+        if site not in self._buffers:
+            size = max(4096, 4 * self.n)
+            block = np.empty((self.S, size))
+            for g, row in zip(self.generators(site), block, strict=True):
+                g.random(out=row)
+            self._buffers[site] = block, np.zeros(self.S, dtype=np.int64)
+        block, pos = self._buffers[site]
+        if counts.max() > block.shape[1]:
+            raise ValueError(f"counts: at most {block.shape[1]} draws per scenario and call, got {counts.max()}")
+        for s in (pos + counts > block.shape[1]).nonzero()[0]:
+            left = block.shape[1] - pos[s]
+            block[s, :left] = block[s, pos[s]:]
+            self.generators(site)[s].random(out=block[s, left:])
+            pos[s] = 0
+        return block, pos
+
     def per_flow(self, site):
-        """One uniform on [0, 1) per flow of the batch (n from each scenario's Generator of ``site``)."""
-        return self.random(site, [self.n] * self.S)
+        """One uniform on [0, 1) per flow of the batch (n from each scenario's Generator of ``site``).
+
+        Drawn at once, not through ``random``'s buffer (a site drawn once or
+        twice a run would keep a buffer for nothing); the same numbers.
+        """
+        return np.concatenate([g.random(self.n) for g in self.generators(site)])
 
     def binomial(self, site, trials, p):
         """Binomial(trials, p) per flow (``trials`` flat, S n), from each scenario's Generator of ``site``."""

@@ -15,7 +15,9 @@ time the queue takes to drain where that is shorter, unless chosen; see
   delay it met, stored in a ring buffer of future steps: a step's packets
   leave the bottleneck spread over the step, so their ACKs are split between
   the two steps around that delay in proportion (RTTs stay unbiased and the
-  ACK clock keeps its spacing however coarse the step).  With delayed ACKs the
+  ACK clock keeps its spacing however coarse the step); a step's survivors
+  that outnumber its service leave, in FIFO order, over their longer service
+  time, and their ACKs come back spread over it.  With delayed ACKs the
   receiver ACKs every second packet and holds an odd one's ACK until the next
   packet or its 200 ms timer; ACKs free the window and grow it by 1/2 per
   ACKed packet in slow start and 1/(2 cwnd) in congestion avoidance.
@@ -206,14 +208,16 @@ class _Engine:
             served = np.minimum(load, serve)
             f.q = load - served
             queue.served(arr, load, f.q)
-            # The survivors' ACKs come back after RTT + queueing delay.
+            # The survivors' ACKs come back after RTT + queueing delay, spread
+            # over their service time where they outnumber the step's service.
             qd = f.q / capacity
             sending = step.sending
             # (A delay-control sender holds its ACKs ``hold`` steps before acting on them.)
             rtt_steps = prop_steps[sending] if sender.hold is None else (prop_steps + sender.hold)[sending]
             back = ring.insert(sending, arr[sending], rtt_steps,
                                float(qd[0] / dt) if one else (qd / dt)[step.owner],
-                               draws.random(site.ACK, [sending.size] if one else f.per_scenario(sending)))
+                               draws.random(site.ACK, [sending.size] if one else f.per_scenario(sending)),
+                               self._service_steps(step.A - D, step.owner))
             if new_loss is not None and new_loss.size:
                 # Loss noticed when the lost packet's ACK would have come back: the
                 # same step the ring gives its step-mates.
@@ -225,6 +229,13 @@ class _Engine:
             sender.update_rtt(qd, k)
             meter.record(k, measuring, step.A, D, served, f, self.limit)
         return meter.results(f, workload)
+
+    def _service_steps(self, survivors, owner):
+        """Steps the link takes to serve each scenario's ``survivors`` of a step, per sending flow; None if <= 1."""
+        steps = survivors / self.serve
+        if self.S == 1:
+            return float(steps[0]) if steps[0] > 1.0 else None
+        return np.maximum(steps, 1.0)[owner] if steps.max() > 1.0 else None
 
     def _propagation(self, scenarios, u):
         """Each flow's propagation RTT [s]: as given, or uniform about the mean (rtt_spread), from uniforms ``u``."""
