@@ -187,26 +187,28 @@ BIG = 100_000  # packets: above the 22 000 the path holds
 
 
 def test_kamra_fig_1_one_tcpe_flow_keeps_the_oc48_link_busy_where_hstcp_and_standard_tcp_do_not():
-    red_i = sim.REDI(**marks(OC48))
-    tcpe = [r.utilization for r in sim.simulate([oc48(sim.TCPE(max_window=BIG), red_i, seed=s) for s in range(4)])]
-    hstcp = sim.simulate(oc48(sim.HighSpeed(max_window=BIG, ecn=True), red_i)).utilization
-    newreno = sim.simulate(oc48(sim.NewReno(max_window=BIG, ecn=True, sack=True), red_i)).utilization
+    def utilization(sender, buffer, seeds=(0,)):
+        return [r.utilization for r in sim.simulate([oc48(sender, sim.REDI(**marks(buffer)), seed=s) for s in seeds])]
+    tcpe = utilization(sim.TCPE(max_window=BIG), OC48_50MS, range(4))
+    hstcp = utilization(sim.HighSpeed(max_window=BIG, ecn=True), OC48_50MS)[0]
+    newreno = utilization(sim.NewReno(max_window=BIG, ecn=True, sack=True), OC48_50MS)[0]
+    stated_tcpe = utilization(sim.TCPE(max_window=BIG), OC48, range(2))
+    stated_hstcp = utilization(sim.HighSpeed(max_window=BIG, ecn=True), OC48)[0]
     # Measured, 40 s after a 20 s warm-up, each sender alone (Fig. 1's separate
-    # experiments), 32 Mbit buffer: TCP/E 1.00, 0.46, 0.89, 1.00 (seeds 0-3),
-    # HighSpeed with ECN 0.755, NewReno with ECN 0.20 (the same in every seed:
-    # one slow-start overshoot, one reduction, then a(w) or 1/2 packet per
-    # round trip towards an 18 000-packet BDP).  Over 280 s: TCP/E 1.00, 0.91,
-    # 0.98 (seeds 0-2), HighSpeed 0.91 (0.88 without ECN), NewReno 0.26.  With
-    # the 50 ms buffer TCP/E is at 1.00 in every seed, but so are, for a few
-    # hundred seconds, HighSpeed (0.98) and NewReno (0.99): the slow-start
-    # overshoot halves to just below the BDP, and a(w) or 1/2 packet a round trip
-    # takes that long to fill the buffer to the next mark (without ECN: 0.93 and
-    # 0.55).  The paper (Fig. 1): TCP/E "at a sustained rate equal to the link
-    # capacity", standard TCP and HSTCP below.  Where TCP/E falls short (seed 1:
-    # 75 loss events), the queue dipped below min_th for a round trip, TCP/E
-    # re-entered slow start and overshot the 0.22-BDP buffer.
-    assert max(tcpe) > 0.99 and np.median(tcpe) > hstcp + 0.1
-    assert 0.6 < hstcp < 0.9 and hstcp > 3 * newreno
+    # experiments), a step's ACKs spread over their service time.  The 50 ms
+    # buffer: TCP/E 1.000 in seeds 0-3, HighSpeed with ECN 0.978, NewReno with
+    # ECN 0.49-0.50 (over 280 s: 1.000, 0.980, 0.55).  The paper (Fig. 1): TCP/E
+    # "at a sustained rate equal to the link capacity", the other variants below
+    # -- reproduced.  The stated 32 Mbit buffer (0.22 BDP): TCP/E 0.45, 0.50,
+    # 0.41, 0.46 (seeds 0-3; 0.48-0.51 over 280 s), below HighSpeed's 0.68 (0.90
+    # over 280 s), NewReno 0.17: not the paper's.  Each halving puts TCP/E back
+    # in slow start, a train at the link rate that grows the queue one packet per
+    # ACK and fills 3000 packets within the round trip before the first echo can
+    # freeze the window (100-140 loss events in 40 s).  (With a step's ACKs
+    # bunched, 1.00, 0.46, 0.89, 1.00 came out here: ACKs returning up to 3.2x
+    # faster than the link serves them diluted those trains.)
+    assert min(tcpe) > 0.99 and hstcp < min(tcpe) - 0.01 and newreno < 0.7
+    assert max(stated_tcpe) < stated_hstcp  # the stated buffer's disagreement, recorded
 
 
 def test_kamra_figs_3_10_11_three_tcpe_flows_are_unfair_under_red_and_fair_and_fast_under_choke_red_i():
@@ -216,18 +218,19 @@ def test_kamra_figs_3_10_11_three_tcpe_flows_are_unfair_under_red_and_fair_and_f
                                   start_spread=20.0) for s in seeds])
     red = run(sim.RED(**marks(OC48_50MS)), [0])[0]
     choke = run(sim.CHOKeI(**marks(OC48_50MS)), [0, 1])
-    # Measured (seeds 0-3): under RED, utilization 1.00 and Jain 0.33-0.34, the
-    # first flow holding the link (the paper's "temporal unfairness": the later
-    # flows' ACKs all echo marks); under CHOKe/RED-I utilization 0.93, 0.94,
-    # 0.96, 0.92 and Jain 0.93, 0.93, 0.95, 0.98 (260-380 loss events: one match
-    # drop a second, then the slow-start re-entries it sets off).  The paper
-    # (Figs. 3, 10, 11): unfair under RED, fair under CHOKe/RED-I, both near full
-    # utilization.  With the stated 32 Mbit buffer, fairness holds (Jain
-    # 0.93-1.00) but CHOKe/RED-I's utilization is 0.38-0.50 (seeds 0-2, 100 s
-    # runs): each slow-start re-entry overshoots a buffer of 0.22 BDP by up to
-    # half a BDP (delayed ACKs) within the round trip its first echo takes.
+    # Measured (seeds 0-3, a step's ACKs spread over their service time): under
+    # RED, utilization 1.00 and Jain 0.334-0.338, no loss event, the first flow
+    # holding the link (the paper's "temporal unfairness": the later flows' ACKs
+    # all echo marks); under CHOKe/RED-I utilization 0.990-0.992 and Jain 0.98,
+    # 0.99, 0.99, 1.00 (125-152 loss events: one match drop a second, then the
+    # slow-start re-entries it sets off).  The paper (Figs. 3, 10, 11): unfair
+    # under RED, fair under CHOKe/RED-I, both near full utilization: reproduced.
+    # With the stated 32 Mbit buffer fairness holds but CHOKe/RED-I's
+    # utilization is about half: each slow-start re-entry overshoots a buffer of
+    # 0.22 BDP within the round trip its first echo takes (see Fig. 1 above).
+    # Bounds: a margin of about 0.1 on every measured seed.
     assert red.utilization > 0.95 and red.jain_index < 0.5
-    assert min(r.jain_index for r in choke) > 0.85 and min(r.utilization for r in choke) > 0.85
+    assert min(r.jain_index for r in choke) > 0.88 and min(r.utilization for r in choke) > 0.9
 
 
 def test_kamra_sec_2_bernoulli_mark_drops_make_three_tcpe_flows_fair_on_red_i():
@@ -241,10 +244,11 @@ def test_kamra_sec_2_bernoulli_mark_drops_make_three_tcpe_flows_fair_on_red_i():
         return sim.simulate(oc48(sim.TCPE(max_window=BIG), sim.REDI(mark_drop=mark_drop, **marks(OC48_50MS)),
                                  n_flows=3, duration=150.0, warmup=50.0, start_spread=20.0))
     plain, bernoulli = run(0.0), run(1e-5)
-    # Measured (seeds 0-1): RED-I alone utilization 1.00, Jain 0.33-0.34 (the
-    # first flow holds the link); with the mark drops utilization 0.95-0.96,
-    # Jain 0.91-0.93 (225-300 loss events).  At 1e-4 Jain 0.92-0.98 and
-    # utilization 0.87-0.91: "fairness comes at the expense of loss in
-    # utilization" (Sec. 2), which TCP/E's slow-start re-entry mostly wins back.
+    # Measured (seeds 0-3, a step's ACKs spread over their service time): RED-I
+    # alone utilization 1.00, Jain 0.334-0.338 (the first flow holds the link);
+    # with the mark drops utilization 0.977-0.980, Jain 0.95-1.00 (290-310 loss
+    # events).  "Fairness comes at the expense of loss in utilization" (Sec. 2):
+    # 2 %, which TCP/E's slow-start re-entry mostly wins back.  Bounds: a margin
+    # of about 0.07-0.1 on every measured seed.
     assert plain.jain_index < 0.5 and plain.utilization > 0.95
-    assert bernoulli.jain_index > 0.85 and bernoulli.utilization > 0.85
+    assert bernoulli.jain_index > 0.88 and bernoulli.utilization > 0.9
