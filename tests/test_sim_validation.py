@@ -247,6 +247,15 @@ def ns3_runs():
 LOSS_EXCEPTIONS = {"red-N100-maxth500-maxp0.005": 0.35, "droptail500-N150": 0.35, "droptail500-N200": 0.35}
 # Time-outs at the goal's factor 2 (x1.9-2.0 measured): 2.5.
 TIMEOUT_EXCEPTIONS = {"droptail500-N150": 2.5, "red_maxth-N100": 2.5}
+# What drives the two (measured, seed 1; not fixed yet): at drop-tail 150
+# flows the simulated queue swings (5th-95th percentile 311-500 packets where
+# ns-3's averages 494), 64 % of the time-outs follow a lost retransmission
+# (18 % of fast recoveries lose one against 5.3 % loss overall: the
+# retransmissions leave into the overflow that caused them) and 36 % a loss
+# with no packet behind it (windows of 2.5).  ns-3's RedQueueDisc, unlike
+# Floyd & Jacobson, keeps counting arrivals through forced drops (it resets
+# the count there only in its ns-1 compatibility mode); done so here, the
+# max_p 0.005 row moves by 1-2 % only (2 seeds: +22 % against +24 %).
 # Over seeds 1-4 (4-seed means; a mean's seed spread is 0.1-2 % on loss,
 # 3-4 % for drop-tail below 30 flows, 15 % at 5 flows) the out rows read
 # max_p 0.005 +24 %, drop-tail 150 +27 %, drop-tail 200 +19 % on loss.
