@@ -255,6 +255,35 @@ LOSS_EXCEPTIONS = {"red-N100-maxth500-maxp0.005": 0.35, "droptail500-N150": 0.35
 # bunched or spread alike: seeds 1-8 time out 1.94-2.01x the reference's rate
 # bunched (mean 1.97), 1.93-2.03x spread (2.00; seed 1, the one run here, 2.02).
 TIMEOUT_EXCEPTIONS = {"droptail500-N150": 2.5, "red_maxth-N100": 2.5, "red-N100-maxth250": 2.1}
+# The numbers below were measured with a step's ACKs still bunched (before the
+# spread merged).  What drives the two (measured, seed 1; not fixed yet): at drop-tail 150
+# flows the simulated queue swings (5th-95th percentile 311-500 packets where
+# ns-3's averages 494), 64 % of the time-outs follow a lost retransmission
+# (18 % of fast recoveries lose one against 5.3 % loss overall: the
+# retransmissions leave into the overflow that caused them) and 36 % a loss
+# with no packet behind it (windows of 2.5).  ns-3's RedQueueDisc, unlike
+# Floyd & Jacobson, keeps counting arrivals through forced drops (it resets
+# the count there only in its ns-1 compatibility mode); done so here, the
+# max_p 0.005 row moves by 1-2 % only (2 seeds: +22 % against +24 %).
+# Over seeds 1-4 (4-seed means; a mean's seed spread is 0.1-2 % on loss,
+# 3-4 % for drop-tail below 30 flows, 15 % at 5 flows) the out rows read
+# max_p 0.005 +24 %, drop-tail 150 +27 %, drop-tail 200 +19 % on loss.
+#
+# Halving the step (4 ms to 2 ms on every row), 4 seeds at each, change of
+# loss / queue (%), seed spread of the difference in brackets where above 1 %:
+#   RED 500/0.02, N = 10 ... 300:  -0/+0, +0/+1, +0/+1, +1/+2, -0/-0, +0/+0,
+#     +2/-0, -0/+0
+#   RED max_p 0.005 ... 0.08:  +2 (1.2)/-0, -1/+0, +0/+1, +0/+0;
+#     max_th 100 ... 2000:  +2/+0, +1/-0, -1/+0, -0/+0
+#   drop-tail 500, N = 5 ... 200:  -22 (15)/+3 (1.8), +7 (4)/-1, +9 (3)/-1,
+#     -3 (1.3)/+0, -3/+0, -4/+1, -1 (1.1)/+1, -2/+2, -3 (1.2)/+2
+#   gentle RED, N = 50, 150, 300:  +7/+7, +1/+1, +0/+1
+#   ECN, N = 20 ... 300:  -1/-0, -1/+0, +1/-0, +1/+0
+# Outside issue 12's 5 %: drop-tail at 10-20 flows (loss) and gentle RED at
+# 50 flows (windows of 1.7 packets, RTTs of 2-3 steps); in both the half step
+# sits nearer ns-3 (gentle 50: -15/-13 % becomes -9/-7 %; drop-tail 20:
+# loss -8 % becomes +0 %).  Not repeated in CI: 256 runs of 50 000-100 000
+# steps (22 min).
 
 
 @pytest.mark.parametrize("key", sorted(ROWS))
@@ -319,11 +348,29 @@ def _dynamics_rows():
 DYNAMICS = _dynamics_rows()
 
 
+def _red_motion(bandwidth):
+    # Issue 12's queue-motion rows (packet-level runs not shared): RED
+    # 5/217/0.02, ~100 ms, 20 flows.  Set up with the references' conventions
+    # as the dynamics rows V3/V4 use them (576-byte packets, 64 KB windows,
+    # NewReno + SACK with delayed ACKs, RTT spread +-5 %, access links at
+    # max(10 C / N, 1 Mbit/s), hard limit 1000, 140 s with statistics over
+    # [40, 140] s).  The issue quotes ns-3's utilization: 0.998 at 10 Mbit/s,
+    # 1.000 at 100 Mbit/s.
+    return sim.Scenario(n_flows=20, bandwidth=bandwidth, rtt=0.1, rtt_spread=0.1, packet_size=576,
+                        queue=sim.RED(min_th=5, max_th=217, max_p=0.02, weight=0.002, buffer=1000),
+                        sender=sim.NewReno(sack=True), access_rate=max(10 * bandwidth / 20, 1e6),
+                        duration=140.0, warmup=40.0, seed=1)
+
+
+MOTION = {"motion 10 Mbit/s": (_red_motion(10e6), 0.998), "motion 100 Mbit/s": (_red_motion(100e6), 1.000)}
+
+
 @pytest.fixture(scope="module")
 def step_study():
     # Each case at its default step and at half of it, 4 seeds each (a single
     # run's loss and queue vary by 3-5 % from seed to seed here), one call.
-    cases = {"few flows": _few_flows(), **{k: v[0] for k, v in DYNAMICS.items()}}
+    cases = {"few flows": _few_flows(), **{k: v[0] for k, v in DYNAMICS.items()},
+             **{k: v[0] for k, v in MOTION.items()}}
     seeds = range(1, 5)
     batch = [dataclasses.replace(s, time_step=s.step * f, seed=seed)
              for s in cases.values() for f in (1.0, 0.5) for seed in seeds]
@@ -350,16 +397,18 @@ def test_few_flows_see_the_buffer_fill_and_drain(step_study):
     assert _mean(runs, "utilization") > 0.99
 
 
-@pytest.mark.parametrize("key", ["few flows", *sorted(DYNAMICS)])
+@pytest.mark.parametrize("key", ["few flows", *sorted(DYNAMICS), "motion 10 Mbit/s"])
 def test_halving_the_step_moves_loss_and_queue_less_than_5_percent(step_study, key):
     # Issue 12's goal is 5 %.  Measured, 8 seeds, half step against default
     # (loss / queue): few flows +7.3 / -3.7 %, V1 -1.1 / +1.2, V2 -3.2 / +4.2,
-    # V3 +0.4 / +3.4, V4 -0.5 / -0.9 %.  The few flows' loss still creeps up
-    # as the step shrinks (+6 % again at an eighth of the drain time: the
-    # burst each overflow drops): bound 10 %.
-    # (The 10 ms reference rows, 4 ms against 2 ms, one seed: within 5 % on
-    # every row, the largest +5 % on the queue at 70-100 flows; not repeated
-    # here: 32 more runs of 100 000 steps.)
+    # V3 +0.4 / +3.4, V4 -0.5 / -0.9 %; the 10 Mbit/s motion row (4 seeds)
+    # -2 / -4 %.  The few flows' loss creeps up as the step shrinks, 16 seeds
+    # (+-1 % each): 2.77e-4 at the default step (25 ms), +10 % at half, +5 %
+    # at a quarter, +7 % at an eighth, +2 % and +3 % at a 16th and a 32nd
+    # (3.6e-4, ns-3 3.2e-4): events per flow stay (169-177 in 180 s), the
+    # drops per event grow from 1.28 to 1.58 as the step resolves the bursts
+    # each overflow drops.  Bound 10 %.  (The 10 ms reference rows: see the
+    # table above the reference tests.)
     default, half = step_study[key]
     for name in ("loss_rate", "queue"):
         assert _mean(half, name) == pytest.approx(_mean(default, name), rel=0.1)
@@ -377,6 +426,28 @@ def test_red_dynamics_keep_the_link_as_busy_as_ns3(step_study, key):
     assert _mean(runs, "utilization") == pytest.approx(ref["utilization"], abs=0.02)
     assert _mean(runs, "loss_rate") == pytest.approx(ref["drop_rate"], rel=0.2)
     assert _mean(runs, "queue") == pytest.approx(ref["avg_queue"], rel=0.3)
+
+
+@pytest.mark.parametrize("key", [
+    "motion 10 Mbit/s",
+    pytest.param("motion 100 Mbit/s", marks=pytest.mark.xfail(strict=True, reason=(
+        "RED's min_th of 5 packets is 0.23 ms of service at 100 Mbit/s: its early drops hang on the queue's "
+        "packet-scale motion, which the step lumps (issue 12, open)")))])
+def test_red_motion_keeps_the_link_busy_at_any_step(step_study, key):
+    # Issue 12's goal: utilization within 0.02 of ns-3's, and a halved step
+    # must not move it.  Measured, 4 seeds (seed spread of the mean <= 0.016):
+    # 10 Mbit/s 0.999 at the default step (47.5 ms), 0.996 at half, 0.999 at
+    # an eighth.  100 Mbit/s (step 5.9 ms): 0.927, 0.837 at half, 0.739 at an
+    # eighth, 0.72 at a sixteenth (2 seeds): the link idles more the finer the
+    # step, as loss rises from 3.4e-5 to 1.1e-4 with the queue at 2-3 packets,
+    # i.e. RED's average near min_th.  The same at 40 and 60 flows and 200 ms
+    # (40 flows: 0.905, 0.808, 0.667).  It is min_th: with min_th 50 (or
+    # 1500-byte packets, min_th 2.3 ms of service) the utilization is 0.994
+    # (0.967) at both steps, and with equal RTTs (no spread) 0.975 at both.
+    default, half = step_study[key]
+    ref = MOTION[key][1]
+    assert _mean(default, "utilization") == pytest.approx(ref, abs=0.02)
+    assert _mean(half, "utilization") == pytest.approx(_mean(default, "utilization"), abs=0.02)
 
 
 def _red_rows():
