@@ -359,7 +359,8 @@ def test_the_printed_setting_simulates_as_predicted(standard_red):
     run = calculator.simulate(scenario)
     assert run.prediction == s.prediction          # the prediction of the simulated queue is the printed one
     # Measured (seed 1, 200 s, the first 50 s not counted): 1.78 % loss and 1317 packets of queue
-    # against 1.94 % and 1394 predicted (engine v2 with its delayed-ACK receivers; 1.95 % and 1417 before).  P3 is within 17 % on loss and 14 % on queue of the ns-3
+    # against 1.94 % and 1394 predicted (engine v2 with its delayed-ACK receivers; 1.95 % and 1417
+    # before).  P3 is within 17 % on loss and 14 % on queue of the ns-3
     # reference and the simulator within 35 % of it (README); 20 % is the tighter of their sum and
     # what a short run's start-up transient leaves (a 100 s run measured after 10 s: +16 % on loss).
     assert run.result.loss_rate == pytest.approx(s.prediction.loss_rate, rel=0.2)
