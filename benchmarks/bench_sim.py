@@ -19,8 +19,8 @@ Prints
   goal < 2 s, a packet-level simulator ~27 min), and at 50 Mbit/s and 2 Gbit/s
   (the cost must not depend on the link rate);
 * the time step, why, and the results at half that step (Tahoe at 7-20 %
-  loss, 300 and 1000 flows: halving moved loss by 1-4 % and the queue by
-  3-10 %, 4 seeds, since receivers hold odd packets' ACKs up to 200 ms).
+  loss, 300 and 1000 flows: halving moved loss by 0-4 % and the queue by
+  0-11 %, 4 seeds, since receivers hold odd packets' ACKs up to 200 ms).
 
 Wall times are the best of ``--repeat`` runs (default 3): the machine is shared, and
 run to run its speed was seen to vary by up to 75 % (the same run: 0.82 s
