@@ -266,10 +266,8 @@ class Sender:
         lost = f.dropped[j] - f.drop_mark[j]
         delivered_after = (f.sent[j] - f.sent_mark[j]) - (lost - 1)
         fr = delivered_after >= self.dupthresh[j]
-        if self.one_hole is True:
+        if self.one_hole:  # (a mixed population runs this per group, each with its own flag)
             fr &= lost <= 1  # a second loss in the window: a time-out
-        elif self.one_hole is not False:  # a mixed population: per flow
-            fr &= (lost <= 1) | ~self.one_hole[j]
         if self.events is not None:
             self.events.append((j, now, f.cwnd[j], lost))
         to = j[~fr]
