@@ -128,8 +128,8 @@ earlier and hold half a packet less each.
     At 20 flows an overflow drops 0.50 packets per flow, P3's ``g``, but not
     spread as Poisson: 30 % of the flows lose them, 1.65 each (Poisson:
     39 %, 1.27); per flow and overflow 1, 2, 3, 4+ drops came 338, 148,
-    53, 33 times where Poisson gives 570, 142, 24, 3, and a flow's successive drops lie a median
-    20 service times apart, its own packet spacing: its next packets meet the
+    53, 33 times where Poisson gives 570, 142, 24, 3, and a flow's
+    successive drops lie a median 20 service times apart, its own packet spacing: its next packets meet the
     full queue at the same phase (Floyd and Jacobson's phase effect), clusters
     of 1.38 drops.  Losses per event (recoveries and time-outs from the
     senders' congestion states) are 1.54-1.83 on 13 runs: 10 ms at 20-200
