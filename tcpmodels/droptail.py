@@ -125,8 +125,8 @@ earlier and hold half a packet less each.
     +24, +14, +13, +9 % above the reference at 20, 40, 100, 200 flows, queue
     -2 ... 0 %; with ns-3's default 100-packet device queue -12, -16, -13,
     -14 %, ``k`` 1.59, 1.56, 1.54, 1.32: the reference lies between).
-    At 20 flows an overflow drops 0.50 packets per flow, P3's ``g``, but not spread as
-    Poisson: 30 % of the flows lose them, 1.65 each (Poisson: 39 %, 1.27); per
+    At 20 flows an overflow drops 0.50 packets per flow, P3's ``g``, but
+    not spread as Poisson: 30 % of the flows lose them, 1.65 each (Poisson: 39 %, 1.27); per
     flow and overflow 1, 2, 3, 4+ drops came 338, 148, 53, 33 times where
     Poisson gives 570, 142, 24, 3, and a flow's successive drops lie a median
     20 service times apart, its own packet spacing: its next packets meet the
