@@ -126,20 +126,21 @@ earlier and hold half a packet less each.
     -2 ... 0 %; with ns-3's default 100-packet device queue -12, -16, -13,
     -14 %, ``k`` 1.59, 1.56, 1.54, 1.32: the reference lies between).
     At 20 flows an overflow drops 0.50 packets per flow, P3's ``g``, but
-    not spread as Poisson: 30 % of the flows lose them, 1.65 each (Poisson: 39 %, 1.27); per
-    flow and overflow 1, 2, 3, 4+ drops came 338, 148, 53, 33 times where
-    Poisson gives 570, 142, 24, 3, and a flow's successive drops lie a median
-    20 service times apart, its own packet spacing: its next packets meet the
-    full queue at the same phase (Floyd and Jacobson's phase effect), clusters
-    of 1.38 drops.  Losses per event (recoveries and time-outs from the
-    senders' congestion states) are 1.54-1.83 on 13 runs: 10 ms at 20-200
-    flows and 100-200 ms links, 10 and 20 Mbit/s, 250-1000 packets, 20-100
-    flows; the access links change it little (20 flows: 1.60 at 1 Mbit/s, 1.64
-    at 5, 1.82 at 100) and classic recovery gives 1.56.  P3's 1.27 is low
-    everywhere; at 100-200 flows its windows over-state the packets held and
-    cancel it, at 20 flows nothing does.  ``k`` = 1.6 would need the many-flow
-    side (windows of 2-5 packets, time-outs a fifth of the events at 200
-    flows) derived anew first, and the phase clusters have no derivation here.
+    not spread as Poisson: 30 % of the flows lose them, 1.65 each
+    (Poisson: 39 %, 1.27); per flow and overflow 1, 2, 3, 4+ drops came
+    338, 148, 53, 33 times where Poisson gives 570, 142, 24, 3, and a
+    flow's successive drops lie a median 20 service times apart, its own
+    packet spacing: its next packets meet the full queue at the same phase
+    (Floyd and Jacobson's phase effect), clusters of 1.38 drops.  Losses
+    per event (recoveries and time-outs from the senders' congestion
+    states) are 1.54-1.83 on 13 runs: 10 ms at 20-200 flows and 100-200 ms
+    links, 10 and 20 Mbit/s, 250-1000 packets, 20-100 flows; the access
+    links change it little (20 flows: 1.60 at 1 Mbit/s, 1.64 at 5, 1.82 at
+    100) and classic recovery gives 1.56.  P3's 1.27 is low everywhere; at
+    100-200 flows its windows over-state the packets held and cancel it, at
+    20 flows nothing does.  ``k`` = 1.6 would need the many-flow side
+    (windows of 2-5 packets, time-outs a fifth of the events at 200 flows)
+    derived anew first, and the phase clusters have no derivation here.
     The same replica puts P3 at -26 ... -35 % on six of the slow test's
     settings at 20-50 flows (and the simulator, ``k`` 1.19-1.48 there, at
     -12 ... -33 %): long links at few flows likely share the 20-flow miss.
