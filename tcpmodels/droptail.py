@@ -131,16 +131,20 @@ earlier and hold half a packet less each.
     338, 148, 53, 33 times where Poisson gives 570, 142, 24, 3, and a
     flow's successive drops lie a median 20 service times apart, its own
     packet spacing: its next packets meet the full queue at the same phase
-    (Floyd and Jacobson's phase effect), clusters of 1.38 drops.  Losses
-    per event (recoveries and time-outs from the senders' congestion
-    states) are 1.54-1.83 on 13 runs: 10 ms at 20-200 flows and 100-200 ms
-    links, 10 and 20 Mbit/s, 250-1000 packets, 20-100 flows; the access
-    links change it little (20 flows: 1.60 at 1 Mbit/s, 1.64 at 5, 1.82 at
-    100) and classic recovery gives 1.56.  P3's 1.27 is low everywhere; at
-    100-200 flows its windows over-state the packets held and cancel it, at
-    20 flows nothing does.  ``k`` = 1.6 would need the many-flow side
-    (windows of 2-5 packets, time-outs a fifth of the events at 200 flows)
-    derived anew first, and the phase clusters have no derivation here.
+    (Floyd and Jacobson's phase effect), clusters of 1.38 drops.  On
+    100-200 ms links at 20 flows the overflows last 0.13-0.25 round trips,
+    drop 0.33-0.44 packets per flow, 1.50-1.58 per hit flow, and a flow's
+    drops lie a median 2-10 service times apart (2: its access link's
+    spacing): bursts more than phases.  Losses per event (recoveries and
+    time-outs from the senders' congestion states) are 1.54-1.83 on 13
+    runs: 10 ms at 20-200 flows and 100-200 ms links, 10 and 20 Mbit/s,
+    250-1000 packets, 20-100 flows; the access links change it little (20
+    flows: 1.60 at 1 Mbit/s, 1.64 at 5, 1.82 at 100) and classic recovery
+    gives 1.56.  P3's 1.27 is low everywhere; at 100-200 flows its windows
+    over-state the packets held and cancel it, at 20 flows nothing does.
+    ``k`` = 1.6 would need the many-flow side (windows of 2-5 packets,
+    time-outs a fifth of the events at 200 flows) derived anew first, and
+    neither the phase clusters nor the bursts have a derivation here.
     The same replica puts P3 at -26 ... -35 % on six of the slow test's
     settings at 20-50 flows (and the simulator, ``k`` 1.19-1.48 there, at
     -12 ... -33 %): long links at few flows likely share the 20-flow miss.
