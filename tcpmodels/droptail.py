@@ -146,8 +146,9 @@ earlier and hold half a packet less each.
     time-outs a fifth of the events at 200 flows) derived anew first, and
     neither the phase clusters nor the bursts have a derivation here.
     The same replica puts P3 at -26 ... -35 % on six of the slow test's
-    settings at 20-50 flows (and the simulator, ``k`` 1.19-1.48 there, at
-    -12 ... -33 %): long links at few flows likely share the 20-flow miss.
+    settings at 20-50 flows (-5 ... -27 % on three of them with the
+    100-packet device queue) and the simulator, ``k`` 1.19-1.48 there, at
+    -12 ... -33 %: long links at few flows likely share the 20-flow miss.
 """
 
 import dataclasses
