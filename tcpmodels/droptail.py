@@ -52,103 +52,17 @@ earlier and hold half a packet less each.
     the 10 ms reference.
 
     Its known gap is at few flows: 21 % under ns-3 at 20 flows (35 % at 10,
-    below the 0.1 % loss the goal counts).  What it is not: in the simulator
-    (NewReno with SACK, 20 flows on 10-200 ms links, buffers of 250-1000)
-    Eq. 5.2 at the *measured* loss-event rate gives the packets the flows
-    hold (queue + wire) to about 3 %, and ns-3's 20 flows hold 14 % more
-    than Eq. 5.2 at ``l / 1.27`` but what it gives at ``l / 1.62`` (ns-3
-    counts no events to tell the two apart).  What differs is the losses
-    per event: 1.19-1.71 over 20 simulator runs (1.44-1.52 on the
-    reference's 10 ms link at 20-200 flows) where the Poisson spread gives
-    1.27; at 100-200 flows Eq. 5.2 over-states the packets held by 10-23 %,
-    which offsets it there.  Derived mechanisms tried and not kept, each
-    moving every flow count rather than the few-flow rows (error on the
-    reference at 20 ... 200 flows): the overflow lengthened by the three
-    duplicate ACKs and the reaction, ``g (1 + 4/w)`` drops per flow,
-    -17 % ... +62 %; random rate-weighted hits, a Markov chain of halvings
-    whose stationary windows sit 5 % above Eq. 5.1 with ``k`` = 1.297,
-    -11 % ... +26 % (its ``k`` without its windows, -19.7 % at 20 flows,
-    would be half a model); drops in pairs of back-to-back delayed-ACK
-    packets at a full queue, ``k`` = 1.50-1.63 at every flow count; a
-    rate-weighted Poisson ``k`` over the sawtooth, 1.280: -20.8 %.
-
-    Each error derived on its own (a second pass) closes ns-3's row but
-    not without breaking the simulator's runs.  The window: ns-3 and the simulator (SACK) restart from
-    ``max((W - 2)/2, 2)``, the pipe once the three SACKed packets have left
-    it, and spend one round trip of recovery at that pipe; the sawtooth
-    ``a = W/2 - 1`` to ``W`` at ``g`` per round trip with that round gives
-    ``1/e = 3W^2/4 + 3W/2 - 2`` packets in ``W + 3`` round trips.  At the
-    simulator's measured event rate it gives the packets held within
-    -6 ... 0 % on the 17 runs with windows above 5.5 packets, where Eq. 5.2
-    over-states them by up to 21 % (-9 ... -26 % on the five at 3.4-5.5
-    packets, near the floor and the time-outs; Eq. 5.3's time-outs are
-    there 2-3.5x below the simulator's).  With that window the packets
-    ns-3's flows hold imply 1.73-1.86 losses per event at 20 ... 200 flows, flat,
-    against the simulator's 1.45-1.53 on the same link.  The losses:
-    back-to-back pairs at a full queue whose free slots open one per
-    service time (a Lindley chain of free slots at critical load) lose
-    1.22-1.41 packets per hit pair (slots carried over or not, departures
-    regular or Poisson), 1.49-1.67 per flow with the Poisson spread.  With
-    the faithful window that puts ns-3 at -23 ... -6 % at 20 ... 200 flows,
-    but the simulator's 16 runs of the slow test 32-38 % off (-38 % at 100
-    ms and 200 flows, +32 % at 20 flows behind 1000 packets, where it loses
-    1.19 per event) against P3's 15 %.  1.5 per pair (1.76 per flow, which
-    the chain does not give) would bring ns-3 to -8 ... 0 % and the
-    simulator to +39 %.  The simulator and ns-3 disagree on the losses per
-    event, so P3 stays as it is until one of them is explained.
-
-    A third pass: P3's balance, queue and time-outs with the window above
-    (without the floor at 2, which alone puts 200 flows at +28 %) and a
-    derived ``k``, against ns-3 at 20 ... 200 flows and the slow test's 16
-    simulator runs.  The overflow lasting the full buffer's round trip,
-    ``g (r + B/C)/(r + q/C)``: -23 ... +1 % (``k`` 1.28-1.30); times
-    ``1 + 3/W`` for the three duplicate ACKs at the flow's spacing: -22 ...
-    +14 %; both with rate-weighted hits over the sawtooth: -21 ... +16 %
-    (simulator -13 ... +8 %), with ``4/W``: -20.3 ... +20.3 %.  Each raises
-    ``k`` where windows are small (1.5 at 200 flows) and hardly at 20 flows
-    (1.33-1.35), where ns-3 needs 1.38 or more.  A flat ``k`` would do: 1.38
-    gives -18 ... +9 % (simulator -17 ... +12 %), 1.45 -14 ... +15 %
-    (-13 ... +18 %), but nothing derived gives it flat.  The simulator on
-    ns-3's own link (8-12 ms, its access rates, 100 s, 1 ms steps) is
-    -2.4 % off ns-3's loss at 20 flows (-10, +3, +16 % at 40, 100, 200), its
-    queue 5-9 % lower, its Jain index 0.94-0.99 against ns-3's 0.38-0.52:
-    the 20-flow miss is P3's, not the reference's.  There an overflow drops
-    0.69-0.75 packets per flow (``g`` = 1/2 and its duration give 0.61),
-    hits 46-48 % of the flows, ``k`` = 1.50-1.55; in traced overflows the
-    drops start while the mean queue is still 2-4 packets below the buffer
-    and last 1.2 round trips, about 30 % more drops than the fluid excess,
-    where ns-3 drops the fluid excess and clusters it (below): the two
-    agree on that row's loss for different reasons.
-
-    Measured in ns-3 itself (3.44, the reference's dumbbell rebuilt from its
-    README, PRR recovery as ns-3's default, a one-packet device queue: loss
-    +24, +14, +13, +9 % above the reference at 20, 40, 100, 200 flows, queue
-    -2 ... 0 %; with ns-3's default 100-packet device queue -12, -16, -13,
-    -14 %, ``k`` 1.59, 1.56, 1.54, 1.32: the reference lies between).
-    At 20 flows an overflow drops 0.50 packets per flow, P3's ``g``, but
-    not spread as Poisson: 30 % of the flows lose them, 1.65 each
-    (Poisson: 39 %, 1.27); per flow and overflow 1, 2, 3, 4+ drops came
-    338, 148, 53, 33 times where Poisson gives 570, 142, 24, 3, and a
-    flow's successive drops lie a median 20 service times apart, its own
-    packet spacing: its next packets meet the full queue at the same phase
-    (Floyd and Jacobson's phase effect), clusters of 1.38 drops.  On
-    100-200 ms links at 20 flows the overflows last 0.13-0.25 round trips,
-    drop 0.33-0.44 packets per flow, 1.50-1.58 per hit flow, and a flow's
-    drops lie a median 2-10 service times apart (2: its access link's
-    spacing): bursts more than phases.  Losses per event (recoveries and
-    time-outs from the senders' congestion states) are 1.54-1.83 on 13
-    runs: 10 ms at 20-200 flows and 100-200 ms links, 10 and 20 Mbit/s,
-    250-1000 packets, 20-100 flows; the access links change it little (20
-    flows: 1.60 at 1 Mbit/s, 1.64 at 5, 1.82 at 100) and classic recovery
-    gives 1.56.  P3's 1.27 is low everywhere; at 100-200 flows its windows
-    over-state the packets held and cancel it, at 20 flows nothing does.
-    ``k`` = 1.6 would need the many-flow side (windows of 2-5 packets,
-    time-outs a fifth of the events at 200 flows) derived anew first, and
-    neither the phase clusters nor the bursts have a derivation here.
-    The same replica puts P3 at -26 ... -35 % on six of the slow test's
-    settings at 20-50 flows (-5 ... -27 % on three of them with the
-    100-packet device queue) and the simulator, ``k`` 1.19-1.48 there, at
-    -12 ... -33 %: long links at few flows likely share the 20-flow miss.
+    below the 0.1 % loss the goal counts), and 26-35 % under an ns-3
+    replica of the reference on 100-200 ms links at 20-50 flows.  The cause
+    is the losses per event: ns-3 loses 1.54-1.83 packets per loss event
+    (13 replica runs) where P3's random spread gives 1.27; its flows lose
+    an overflow's drops in clusters (a flow's next packets meet the full
+    queue at the same phase, Floyd and Jacobson's phase effect).  At
+    100-200 flows Eq. 5.2 over-states the packets held by 10-23 %, which
+    offsets the low ``k`` there.  The mechanisms derived and tried, and
+    what the simulator and the replica measured, are recorded in the
+    documentation's page *Drop-tail P3: the record of what was derived and
+    tried* (``docs/droptail_record.md``).
 """
 
 import dataclasses
