@@ -64,8 +64,8 @@ earlier and hold half a packet less each.
     but ``k`` = 2.8-4.6 at 40-150 flows, where ns-3's stays 1.54-1.63.
     The mechanisms derived and tried, and
     what the simulator and the replica measured, are recorded in the
-    documentation's page *Drop-tail P3: the record of what was derived and
-    tried* (``docs/droptail_record.md``).
+    documentation's page :doc:`/droptail_record`
+    (``docs/droptail_record.md``).
 """
 
 import dataclasses
