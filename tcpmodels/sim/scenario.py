@@ -602,7 +602,8 @@ class TCPE(NewReno):
     :func:`tcpmodels.variants.tcpe_on_ack`).  Losses are handled as by
     NewReno, with SACK by default (the paper's loss behaviour is "standard
     TCP"; without SACK a slow-start overshoot of a thousand packets takes a
-    thousand round trips to repair).  It needs a queue that marks (RED, REDI or CHOKe with
+    thousand round trips to repair), and RFC 6675's recovery by default
+    (``recovery="rfc6675"``): the paper's ns-2 agents predate PRR.  It needs a queue that marks (RED, REDI or CHOKe with
     ``ecn=True``; the paper: RED on the instantaneous queue, REDI).
 
     Parameters
@@ -617,6 +618,7 @@ class TCPE(NewReno):
 
     ecn: bool = True
     sack: bool = True
+    recovery: str = "rfc6675"
 
     def __post_init__(self):
         super().__post_init__()
@@ -737,8 +739,11 @@ class HighSpeed(NewReno):
 
     At or below Low_Window (38 packets) a(w) = 1 and b(w) = 0.5: Standard
     TCP.  Recovery is NewReno's, with SACK by default (Linux's and ns-2's
-    HighSpeed agents run over SACK).  ``max_window`` defaults to
-    RFC 3649's High_Window, 83000 packets, not 64 KB.
+    HighSpeed agents run over SACK), and RFC 6675's by default
+    (``recovery="rfc6675"``): the seed papers ran ns-2 (Su et al. 2006:
+    2.26), whose SACK agents recover by the pipe algorithm, not PRR (RFC 6937,
+    2013).  ``max_window`` defaults to RFC 3649's High_Window, 83000
+    packets, not 64 KB.
 
     Parameters
     ----------
@@ -754,6 +759,7 @@ class HighSpeed(NewReno):
 
     max_window: int | None = HIGH_SPEED_WINDOW
     sack: bool = True
+    recovery: str = "rfc6675"
     kind: str = "formula"
 
     def __post_init__(self):
@@ -770,8 +776,8 @@ class Scalable(NewReno):
     """Scalable TCP (Kelly 2003): +0.01 packet per ACK, a loss leaves 0.875 w, from ``tcpmodels.hstcp``.
 
     Below ``low_window`` it is Standard TCP (Kelly 2003's legacy window).
-    Recovery is NewReno's, with SACK by default; ``max_window`` defaults to
-    83000 packets, not 64 KB.
+    Recovery is NewReno's, with SACK and RFC 6675's recovery by default (as
+    HighSpeed's); ``max_window`` defaults to 83000 packets, not 64 KB.
 
     Parameters
     ----------
@@ -787,6 +793,7 @@ class Scalable(NewReno):
 
     max_window: int | None = HIGH_SPEED_WINDOW
     sack: bool = True
+    recovery: str = "rfc6675"
     low_window: float = 16.0
 
     def __post_init__(self):
