@@ -49,6 +49,7 @@ class Sender:
     # flow; NewReno with SACK), or None for none (see ``reduce_proportionally``),
     # and those whose duplicate ACKs count twice as ns-3 3.44's do (1.0 per flow), or None.
     prr = prr_bonus = None
+    prr_everywhere = False  # (prr holds for every flow)
 
     def __init__(self, scenarios, flows, ring, dt, spec=None):
         self.f, self.ring, self.dt = flows, ring, dt
@@ -85,6 +86,7 @@ class Sender:
         self.retx, self.retx_arr = (), None
         self.events = None  # where congestion events are logged: (flows, time, windows, drops)
         self._cwr = np.zeros(N, dtype=bool)  # an ECN reduction's round trip without growth
+        self._recovering = np.empty(N, dtype=bool)  # (reduce_proportionally's scan)
 
     def own(self, mask):
         """The flows where the boolean ``mask`` holds, among this sender's own, as indices (``mask`` is consumed)."""
@@ -131,9 +133,10 @@ class Sender:
         (ns-3 adds a packet, the slow-start bound, only on an ACK that
         cumulatively covers a retransmission, which here ends the recovery.)
         """
-        f = self.f
-        rec = f.state == RECOVERY
-        rec &= self.prr
+        f, rec = self.f, self._recovering
+        np.equal(f.state, RECOVERY, out=rec)
+        if not self.prr_everywhere:
+            rec &= self.prr
         j = rec.nonzero()[0]
         if not j.size:
             return
@@ -144,7 +147,8 @@ class Sender:
         pipe, ssthresh = f.inflight[j], f.ssthresh[j]
         sndcnt = np.where(pipe > ssthresh, np.ceil(delivered * ssthresh / f.recover_fs[j]) - out,
                           np.minimum(ssthresh - pipe, np.maximum(delivered - out, acks[j])))
-        f.cwnd[j] = np.clip(pipe + np.maximum(sndcnt, 0.0), 1.0, f.max_window[j])
+        # (np.minimum and np.maximum: np.clip's wrapper costs several times more on these small arrays)
+        f.cwnd[j] = np.minimum(np.maximum(pipe + np.maximum(sndcnt, 0.0), 1.0), f.max_window[j])
 
     def reduced(self, j):
         """The window after a congestion signal: FlightSize / 2 (the window was full), at least 2."""
@@ -456,7 +460,7 @@ class NewReno(Sender):
         spec = spec or scenarios[0].sender
         self.sack = spec.sack
         if self.sack and spec.recovery != "rfc6675":
-            self.prr = np.ones(flows.N, dtype=bool)
+            self.prr, self.prr_everywhere = np.ones(flows.N, dtype=bool), True
             # ns-3 3.44 counts a duplicate ACK's packet twice (SACKed and +1) until prr_delivered reaches RecoverFS.
             self.prr_bonus = np.ones(flows.N) if spec.recovery == "prr-ns3.44" else None
         if self.sack:
@@ -555,6 +559,7 @@ class Mixed(Sender):
         self.limited = own([p.limited for p in parts])
         if any(p.prr is not None for p in parts):
             self.prr = own([np.zeros(flows.N, dtype=bool) if p.prr is None else p.prr for p in parts])
+            self.prr_everywhere = bool(self.prr.all())
         if any(p.prr_bonus is not None for p in parts):
             self.prr_bonus = own([np.zeros(flows.N) if p.prr_bonus is None else p.prr_bonus for p in parts])
         self.paced = self.paced or any(p.paced for p in parts)
