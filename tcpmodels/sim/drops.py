@@ -84,8 +84,12 @@ def spread(arrived, drops, link, flows, owner, n, draws, which, weight=None):
 
 
 def _weighted(bits, weight):
-    """Keys whose smallest k are a choice of k weighted by ``weight``: log(-log v) - log w, monotone in -log(v) / w."""
-    return np.log(-np.log((bits + 0.5) * 2.0 ** -53)) - np.log(weight)
+    """Keys whose smallest k are a choice of k weighted by ``weight``: log(-log(1 - v)) - log w.
+
+    Monotone in -log(1 - v) / w, and for equal weights in the bits
+    themselves: the same choice as the uniform one.
+    """
+    return np.log(-np.log1p((bits + 0.5) * -(2.0 ** -53))) - np.log(weight)
 
 
 def _weighted_batch(avail, rest, weight, owner, draws, which, S, m):
@@ -152,10 +156,14 @@ def overflow_weights(arrived, flows, owner, S, q, serve, limit, access, u):
     time[s, 1 + col], time[s, 1 + M + col] = start, start + length
     rate[s, 1 + col] = arrived / length
     rate[s, 1 + M + col] = -rate[s, 1 + col]
+    K = 2 * M + 1
     order = np.argsort(time, axis=1, kind="stable")
-    time = np.take_along_axis(time, order, axis=1)
-    level = np.take_along_axis(rate, order, axis=1).cumsum(axis=1)  # arrival rate after each event
-    span = np.diff(time, axis=1, append=1.0)
+    order += np.arange(0, S * K, K)[:, None]  # into the flat rows
+    time = time.ravel()[order]
+    level = rate.ravel()[order].cumsum(axis=1)  # arrival rate after each event
+    span = np.empty_like(time)
+    np.subtract(time[:, 1:], time[:, :-1], out=span[:, :-1])
+    span[:, -1] = 1.0 - time[:, -1]
     # The queue above the buffer at each event (before the reflection), its running
     # maximum the drops so far: those of segment k are its rise over k.
     rise = (level - serve[:, None]) * span
@@ -168,7 +176,9 @@ def overflow_weights(arrived, flows, owner, S, q, serve, limit, access, u):
     lost = np.diff(dropped, axis=1) / np.maximum(level, 1e-300)
     before = np.zeros_like(time)
     np.cumsum(lost[:, :-1], axis=1, out=before[:, 1:])
-    where = np.empty_like(order)
-    np.put_along_axis(where, order, np.arange(2 * M + 1)[None, :].repeat(S, axis=0), axis=1)
-    share = (before[s, where[s, 1 + M + col]] - before[s, where[s, 1 + col]]) / length
+    where = np.empty(S * K, dtype=np.int64)  # each event's place in its sorted row
+    where[order.ravel()] = np.tile(np.arange(K), S)
+    at = s * K + col + 1
+    before = before.ravel()
+    share = (before[s * K + where[at + M]] - before[s * K + where[at]]) / length
     return np.maximum(share, FLOOR)

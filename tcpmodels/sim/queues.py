@@ -115,6 +115,9 @@ class _DropTail(_FIFO):
             return step.spread(step.arr, D, step.link)
         j = step.sending
         arrived = step.arr[j] if step.link is None else step.arr[j] - step.link[j]
+        if (arrived >= self.access[j]).all():
+            # Every train fills the step: the weights are equal, the choice the uniform one.
+            return step.spread(step.arr, D, step.link)
         at = j + self.OFFSET if step.owner is None else j % step.n + self.OFFSET
         u = step.draws.uniform(site.DROP, at, step.owner)
         weight = overflow_weights(arrived, j, step.owner, self.size, step.q, step.serve, step.limit,
