@@ -112,3 +112,21 @@ def test_drops_per_event_at_the_default_step_near_the_fine_step_limit():
     assert per_event[0] == pytest.approx(per_event[1], rel=0.1)
     loss = [np.mean([r.loss_rate for r in runs]) for runs in (default, fine)]
     assert loss[0] == pytest.approx(loss[1], rel=0.2)
+
+
+def test_equal_weights_choose_as_the_uniform_spread():
+    # The queue takes the uniform path where every train fills the step (all
+    # weights equal): the weighted keys must then rank the packets as their bits do.
+    S, n = 3, 5
+    flows, arrived, *_ = _scenario_rows(S, n, 8)
+    arr = np.zeros(S * n)
+    arr[flows] = arrived
+    drops = np.array([4.0, 9.0, 1.0])
+    for owner, lanes in ((flows // n, S), (None, 1)):
+        mine = slice(None) if owner is not None else flows < n
+        draws = Draws(list(range(20, 20 + lanes)), n)
+        draws.at(3)
+        args = (arr[:lanes * n], drops[:lanes], None, flows[mine], owner, n, draws, site.DROP)
+        uniform = spread(*args)
+        equal = spread(*args, np.full(flows[mine].size, 0.3))
+        assert all(np.array_equal(a, b) for a, b in zip(uniform, equal, strict=True))
