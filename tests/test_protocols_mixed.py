@@ -124,7 +124,8 @@ def test_kamra_tcpe_takes_the_link_from_standard_tcp_beside_it():
     # NewReno (ECN, SACK) flow, 10 Mbit/s, 100 ms, RED-I marking from 20 packets.
     q = sim.REDI(min_th=20, max_th=150, max_p=1.0, buffer=300, ecn=True)
     s = sim.Scenario(n_flows=2, bandwidth=10e6, rtt=0.1, rtt_spread=0.0, queue=q, duration=100.0, warmup=20.0,
-                     start_spread=5.0, senders=[(1, sim.TCPE(max_window=2000)), (1, sim.NewReno(ecn=True, sack=True))])
+                     start_spread=5.0, senders=[(1, sim.TCPE(max_window=2000)),
+                                                (1, sim.NewReno(ecn=True, sack=True, recovery="rfc6675"))])
     r = sim.simulate(s, check=True)
     # Measured (seeds 0-2): 2155-2156 against 14 packets/s, utilization 1.00: each
     # mark freezes TCP/E's window and halves NewReno's, which never regains its share.

@@ -191,7 +191,7 @@ def test_kamra_fig_1_one_tcpe_flow_keeps_the_oc48_link_busy_where_hstcp_and_stan
         return [r.utilization for r in sim.simulate([oc48(sender, sim.REDI(**marks(buffer)), seed=s) for s in seeds])]
     tcpe = utilization(sim.TCPE(max_window=BIG), OC48_50MS, range(4))
     hstcp = utilization(sim.HighSpeed(max_window=BIG, ecn=True), OC48_50MS)[0]
-    newreno = utilization(sim.NewReno(max_window=BIG, ecn=True, sack=True), OC48_50MS)[0]
+    newreno = utilization(sim.NewReno(max_window=BIG, ecn=True, sack=True, recovery="rfc6675"), OC48_50MS)[0]
     stated_tcpe = utilization(sim.TCPE(max_window=BIG), OC48, range(2))
     stated_hstcp = utilization(sim.HighSpeed(max_window=BIG, ecn=True), OC48)[0]
     # Measured, 40 s after a 20 s warm-up, each sender alone (Fig. 1's separate

@@ -20,7 +20,9 @@ BASE = dict(n_flows=2, bandwidth=50e6, rtt=0.1, packet_size=1500, rtt_spread=0.0
 
 
 def test_highspeed_refills_the_pipe_sooner_than_reno():
-    reno = sim.simulate(sim.Scenario(**BASE, sender=sim.NewReno(sack=True, max_window=5000)), check=True)
+    # (NewReno with HighSpeed's recovery, RFC 6675's.)
+    newreno = sim.NewReno(sack=True, recovery="rfc6675", max_window=5000)
+    reno = sim.simulate(sim.Scenario(**BASE, sender=newreno), check=True)
     fast = sim.simulate(sim.Scenario(**BASE, sender=sim.HighSpeed(max_window=5000)), check=True)
     # Above w = 38 (RFC 3649's Low_Window) HighSpeed grows by a(w) > 1 per RTT and
     # gives back only b(w) < 1/2: it refills the pipe sooner and so meets the

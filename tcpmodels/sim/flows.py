@@ -104,6 +104,9 @@ class Flows:
         self.retx_lost = zeros(bool)
         self.carried = zeros(float)  # new data lost during fast recovery
         self.t_fr = zeros(float)  # when fast recovery began [s]
+        # Proportional Rate Reduction (RFC 6937 3): `acked` and `sent` where
+        # prr_delivered and prr_out count from, and RecoverFS, the pipe at its start.
+        self.prr_acked0, self.prr_sent0, self.recover_fs = zeros(), zeros(), zeros()
         self.t_ece = np.full(N, np.inf)  # when a mark's echo reaches the sender (ECN only) [s]
         self.t_cwr = zeros(float)  # no second ECN reduction before this time [s]
         # Finite transfers (workloads.Transfers sets them): the cumulative ACK

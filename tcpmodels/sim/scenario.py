@@ -21,7 +21,7 @@ from .._results import Result
 __all__ = ["DropTail", "RandomDrop", "RED", "REDI", "CHOKe", "FPQ", "Tahoe", "Reno", "NewReno", "Scenario",
            "QUEUES", "SENDERS"]
 __all__ += ["HighSpeed", "Scalable", "ACWAP", "NDCA", "HIGH_SPEED_WINDOW"]
-__all__ += ["LongLived", "FiniteTransfers", "WORKLOADS", "TCPE", "SDC", "RDC", "CHOKeI"]
+__all__ += ["LongLived", "FiniteTransfers", "WORKLOADS", "TCPE", "SDC", "RDC", "CHOKeI", "RECOVERIES"]
 
 
 # What a scenario may ask of the engine: flow-steps (steps x flows) and ACK-ring
@@ -30,6 +30,8 @@ __all__ += ["LongLived", "FiniteTransfers", "WORKLOADS", "TCPE", "SDC", "RDC", "
 SLOW_WORK, MAX_WORK = 2e9, 1e11
 FLOW_STEPS_PER_S = 1e7
 MAX_RING_BYTES = 2 ** 30
+# NewReno's fast recovery with SACK (NewReno.recovery).
+RECOVERIES = ("prr", "prr-ns3.44", "rfc6675")
 
 
 def _set(obj, name, value):
@@ -425,23 +427,39 @@ class NewReno(_Sender):
     sack : bool
         With selective acknowledgements all holes are retransmitted within one
         round trip; without, one per round trip (partial ACKs).
+    recovery : {"prr", "prr-ns3.44", "rfc6675"}
+        How fast recovery with SACK brings the flight down to the reduced
+        window.  ``"prr"``: Proportional Rate Reduction (RFC 6937 3.1, the
+        default of Linux and of ns-3's ``TcpSocketBase``, ``TcpPrrRecovery``):
+        one packet out per two delivered while the flight exceeds ssthresh, so
+        the halved window leaves spread over the round trip.
+        ``"prr-ns3.44"``: PRR as ns-3 3.44 (the packet-level references) runs
+        it, counting a duplicate ACK's packet twice while prr_delivered is
+        below RecoverFS (SACKed and once more; fixed in later ns-3): one packet
+        out per ACK for the first half of the round trip, 1.5 ssthresh in
+        flight at its end.  ``"rfc6675"``: nothing new leaves until the flight
+        falls below ssthresh; the window then leaves as a train in the round
+        trip's second half.  Without SACK the recovery is RFC 6582's
+        partial-ACK one whatever this says (PRR is modelled with SACK only).
 {inherited}
 
     Examples
     --------
-    >>> NewReno(sack=True).sack
-    True
+    >>> NewReno(sack=True).recovery
+    'prr'
     """
 
     sack: bool = False
+    recovery: str = "prr"
 
     def __post_init__(self):
         super().__post_init__()
         _set(self, "sack", _flag("sack", self.sack))
+        _set(self, "recovery", _checks.choice("recovery", self.recovery, RECOVERIES))
 
     def batch_key(self):
         """What two scenarios' senders must share to run in one batch (the engine's code path)."""
-        return super().batch_key() + (self.sack,)
+        return super().batch_key() + (self.sack, self.recovery)
 
 
 
@@ -584,7 +602,8 @@ class TCPE(NewReno):
     :func:`tcpmodels.variants.tcpe_on_ack`).  Losses are handled as by
     NewReno, with SACK by default (the paper's loss behaviour is "standard
     TCP"; without SACK a slow-start overshoot of a thousand packets takes a
-    thousand round trips to repair).  It needs a queue that marks (RED, REDI or CHOKe with
+    thousand round trips to repair), and RFC 6675's recovery by default
+    (``recovery="rfc6675"``): the paper's ns-2 agents predate PRR.  It needs a queue that marks (RED, REDI or CHOKe with
     ``ecn=True``; the paper: RED on the instantaneous queue, REDI).
 
     Parameters
@@ -599,6 +618,7 @@ class TCPE(NewReno):
 
     ecn: bool = True
     sack: bool = True
+    recovery: str = "rfc6675"
 
     def __post_init__(self):
         super().__post_init__()
@@ -719,8 +739,11 @@ class HighSpeed(NewReno):
 
     At or below Low_Window (38 packets) a(w) = 1 and b(w) = 0.5: Standard
     TCP.  Recovery is NewReno's, with SACK by default (Linux's and ns-2's
-    HighSpeed agents run over SACK).  ``max_window`` defaults to
-    RFC 3649's High_Window, 83000 packets, not 64 KB.
+    HighSpeed agents run over SACK), and RFC 6675's by default
+    (``recovery="rfc6675"``): the seed papers ran ns-2 (Su et al. 2006:
+    2.26), whose SACK agents recover by the pipe algorithm, not PRR (RFC 6937,
+    2013).  ``max_window`` defaults to RFC 3649's High_Window, 83000
+    packets, not 64 KB.
 
     Parameters
     ----------
@@ -736,6 +759,7 @@ class HighSpeed(NewReno):
 
     max_window: int | None = HIGH_SPEED_WINDOW
     sack: bool = True
+    recovery: str = "rfc6675"
     kind: str = "formula"
 
     def __post_init__(self):
@@ -752,8 +776,8 @@ class Scalable(NewReno):
     """Scalable TCP (Kelly 2003): +0.01 packet per ACK, a loss leaves 0.875 w, from ``tcpmodels.hstcp``.
 
     Below ``low_window`` it is Standard TCP (Kelly 2003's legacy window).
-    Recovery is NewReno's, with SACK by default; ``max_window`` defaults to
-    83000 packets, not 64 KB.
+    Recovery is NewReno's, with SACK and RFC 6675's recovery by default (as
+    HighSpeed's); ``max_window`` defaults to 83000 packets, not 64 KB.
 
     Parameters
     ----------
@@ -769,6 +793,7 @@ class Scalable(NewReno):
 
     max_window: int | None = HIGH_SPEED_WINDOW
     sack: bool = True
+    recovery: str = "rfc6675"
     low_window: float = 16.0
 
     def __post_init__(self):

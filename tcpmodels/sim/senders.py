@@ -45,6 +45,11 @@ class Sender:
     # The flows this sender owns (a boolean per flow), or None for all: one group's
     # sender in a mixed population acts on its own flows only (see ``own`` and Mixed).
     mine = None
+    # The flows whose fast recovery is Proportional Rate Reduction (a boolean per
+    # flow; NewReno with SACK), or None for none (see ``reduce_proportionally``),
+    # and those whose duplicate ACKs count twice as ns-3 3.44's do (1.0 per flow), or None.
+    prr = prr_bonus = None
+    prr_everywhere = False  # (prr holds for every flow)
 
     def __init__(self, scenarios, flows, ring, dt, spec=None):
         self.f, self.ring, self.dt = flows, ring, dt
@@ -81,6 +86,7 @@ class Sender:
         self.retx, self.retx_arr = (), None
         self.events = None  # where congestion events are logged: (flows, time, windows, drops)
         self._cwr = np.zeros(N, dtype=bool)  # an ECN reduction's round trip without growth
+        self._recovering = np.empty(N, dtype=bool)  # (reduce_proportionally's scan)
 
     def own(self, mask):
         """The flows where the boolean ``mask`` holds, among this sender's own, as indices (``mask`` is consumed)."""
@@ -97,6 +103,8 @@ class Sender:
             assert (f.inflight >= -1e-9).all(), "more ACKs than packets in flight"
         f.acked += acks
         self.increase(acks)
+        if self.prr is not None:
+            self.reduce_proportionally(acks)
         acks[:] = 0.0
 
     def increase(self, acks):
@@ -110,6 +118,37 @@ class Sender:
         np.divide(inc, room, out=room)
         f.cwnd += room
         np.minimum(f.cwnd, self.wmax, out=f.cwnd)
+
+    def reduce_proportionally(self, acks):
+        """PRR (RFC 6937 3.1): the windows of flows in fast recovery after this step's ``acks``.
+
+        The window is the pipe plus what may be sent now (``sndcnt``).  While
+        the pipe exceeds ssthresh, the packets sent since recovery began
+        (prr_out) follow those delivered (prr_delivered) in the proportion
+        ssthresh / RecoverFS, so the reduced window leaves spread over the
+        round trip.  Once the pipe is at or below ssthresh (further losses),
+        the conservative reduction bound (PRR-CRB, ns-3 3.44's default) lets
+        out no more than was delivered (and at least the step's deliveries,
+        RFC 6937 3.1's limit as ns-3 and RFC 9937 floor it), up to ssthresh.
+        (ns-3 adds a packet, the slow-start bound, only on an ACK that
+        cumulatively covers a retransmission, which here ends the recovery.)
+        """
+        f, rec = self.f, self._recovering
+        np.equal(f.state, RECOVERY, out=rec)
+        if not self.prr_everywhere:
+            rec &= self.prr
+        j = rec.nonzero()[0]
+        if not j.size:
+            return
+        delivered = np.maximum(f.acked[j] - f.prr_acked0[j], 0.0)
+        if self.prr_bonus is not None:
+            delivered += np.minimum(delivered, np.ceil(f.recover_fs[j] / 2)) * self.prr_bonus[j]
+        out = f.sent[j] - f.prr_sent0[j]
+        pipe, ssthresh = f.inflight[j], f.ssthresh[j]
+        sndcnt = np.where(pipe > ssthresh, np.ceil(delivered * ssthresh / f.recover_fs[j]) - out,
+                          np.minimum(ssthresh - pipe, np.maximum(delivered - out, acks[j])))
+        # (np.minimum and np.maximum: np.clip's wrapper costs several times more on these small arrays)
+        f.cwnd[j] = np.minimum(np.maximum(pipe + np.maximum(sndcnt, 0.0), 1.0), f.max_window[j])
 
     def reduced(self, j):
         """The window after a congestion signal: FlightSize / 2 (the window was full), at least 2."""
@@ -418,7 +457,12 @@ class NewReno(Sender):
 
     def __init__(self, scenarios, flows, ring, dt, spec=None):
         super().__init__(scenarios, flows, ring, dt)
-        self.sack = (spec or scenarios[0].sender).sack
+        spec = spec or scenarios[0].sender
+        self.sack = spec.sack
+        if self.sack and spec.recovery != "rfc6675":
+            self.prr, self.prr_everywhere = np.ones(flows.N, dtype=bool), True
+            # ns-3 3.44 counts a duplicate ACK's packet twice (SACKed and +1) until prr_delivered reaches RecoverFS.
+            self.prr_bonus = np.ones(flows.N) if spec.recovery == "prr-ns3.44" else None
         if self.sack:
             # RFC 6675 5 (3): before fast retransmit a SACKed packet leaves the
             # pipe and lets a new one go, so one packet surviving the loss starts
@@ -429,6 +473,32 @@ class NewReno(Sender):
     def recovery_rounds(self, lost):
         """One round trip per hole without SACK, one for all with it."""
         return 1.0 if self.sack else lost
+
+    def fast_retransmit(self, j, lost, half, now):
+        """Fast recovery; with PRR (RFC 6937 3) its counters start and the window is the pipe.
+
+        As ns-3 enters recovery at the third duplicate ACK, with the head
+        marked lost and the three SACKed packets out of the pipe: RecoverFS is
+        that pipe, and prr_delivered counts from the third duplicate ACK on
+        (here the duplicate ACKs follow the decision, so the first
+        dupack_threshold - 1 are left out of it).  prr_out counts from before
+        the retransmissions, which leave first.
+        """
+        if self.prr is not None:
+            f = self.f
+            f.recover_fs[j] = np.maximum(f.inflight[j] - 1 - self.dupthresh[j], 1.0)
+            f.prr_acked0[j] = f.acked[j] + self.dupthresh[j] - 1
+            f.prr_sent0[j] = f.sent[j]
+        super().fast_retransmit(j, lost, half, now)
+        if self.prr is not None:
+            f.cwnd[j] = np.clip(f.inflight[j], 1.0, f.max_window[j])
+
+    def recovery_ends(self, j, now):
+        """Fast recovery ends; with PRR the window becomes ssthresh (ns-3's ExitRecovery)."""
+        if self.prr is not None:
+            f = self.f
+            f.cwnd[j] = np.minimum(f.ssthresh[j], f.max_window[j])
+        super().recovery_ends(j, now)
 
     def reduced_on_loss(self, j):
         """With SACK, half the pipe as fast recovery begins (RFC 6675 4.2 as ns-3 implements it).
@@ -451,7 +521,7 @@ FLOW_HOOKS = ("reduced", "reduced_on_loss", "on_marks", "open", "loss_detected",
 # Over the whole population: each group's sender on its own flows (``Sender.mine``).
 POPULATION_HOOKS = ("increase", "on_echoes")
 # The mechanics every variant shares (none overrides them): run once, on all flows.
-SHARED_HOOKS = ("on_acks", "send", "on_drops", "on_queued_loss", "update_rtt")
+SHARED_HOOKS = ("on_acks", "reduce_proportionally", "send", "on_drops", "on_queued_loss", "update_rtt")
 
 
 class Mixed(Sender):
@@ -483,8 +553,15 @@ class Mixed(Sender):
         self.part_of = part_of
         for i, part in enumerate(parts):
             part.mine = part_of == i
-        # Each flow's sending allowance before fast retransmit is its own variant's (SACK raises it).
-        self.limited = np.stack([p.limited for p in parts])[part_of, np.arange(part_of.size)]
+        # Each flow's sending allowance before fast retransmit is its own variant's (SACK raises it),
+        # as is its fast recovery (PRR or not).
+        own = lambda arrays: np.stack(arrays)[part_of, np.arange(part_of.size)]  # noqa: E731  each flow's variant's
+        self.limited = own([p.limited for p in parts])
+        if any(p.prr is not None for p in parts):
+            self.prr = own([np.zeros(flows.N, dtype=bool) if p.prr is None else p.prr for p in parts])
+            self.prr_everywhere = bool(self.prr.all())
+        if any(p.prr_bonus is not None for p in parts):
+            self.prr_bonus = own([np.zeros(flows.N) if p.prr_bonus is None else p.prr_bonus for p in parts])
         self.paced = self.paced or any(p.paced for p in parts)
         held = [p for p in parts if p.hold is not None]
         if held:  # one array of hold steps, each delay-control group writing its own flows'

@@ -1,0 +1,134 @@
+"""Proportional Rate Reduction (RFC 6937), NewReno's fast recovery with SACK (issue 12)."""
+
+import dataclasses
+import hashlib
+
+import numpy as np
+import pytest
+
+from tcpmodels import sim
+from tcpmodels.sim.engine import _Engine
+
+BASE = dict(n_flows=20, bandwidth=2e6, rtt=0.04, duration=6.0, warmup=1.0, start_spread=1.0, seed=5)
+RED = sim.RED(min_th=3, max_th=25, max_p=0.1)
+
+
+def _rfc6675(**kw):
+    return sim.NewReno(sack=True, recovery="rfc6675", **kw)
+
+
+# Every path recovery touches: drop-tail and RED, ECN, link loss, finite transfers, a mixed
+# population, and a float32 batch (10 scenarios of 1000 flows: 10 000 flows).
+GRID = {
+    "droptail": sim.Scenario(**BASE, queue=sim.DropTail(buffer=25), sender=_rfc6675()),
+    "red": sim.Scenario(**BASE, queue=RED, sender=_rfc6675()),
+    "red-ecn": sim.Scenario(**BASE, queue=dataclasses.replace(RED, ecn=True), sender=_rfc6675(ecn=True)),
+    "link-loss": sim.Scenario(**BASE, queue=RED, sender=_rfc6675(), link_loss=0.01),
+    "transfers": sim.Scenario(**BASE, queue=RED, sender=_rfc6675(), workload=sim.FiniteTransfers(size=30)),
+    "mixed": sim.Scenario(**BASE, queue=RED, senders=[(10, _rfc6675()), (10, sim.Reno())]),
+}
+# The grid's digests on main at 3b8b062, before PRR (NewReno with SACK then always
+# recovered as RFC 6675 does), the same with numpy 2.2, 2.4 and 2.5 (Python 3.10-3.13).
+MAIN = {"droptail": "badaa63dc979ea36", "red": "769f32838051cc0c", "red-ecn": "d76fc78c9d7ce0cd",
+        "link-loss": "8af54a239ef2c2cf", "transfers": "02a6a65a1edcf458", "mixed": "bed7c122f618b5fe",
+        "float32": "93b08c7c793180a0"}
+
+
+def _digest(r):
+    h = hashlib.sha256()
+    for name in ("loss_rate", "queue", "utilization", "timeouts_per_packet", "window", "goodput", "flow_drops",
+                 "flow_window"):
+        h.update(np.asarray(getattr(r, name), dtype=float).tobytes())
+    return h.hexdigest()[:16]
+
+
+def test_rfc6675_recovery_is_the_previous_engine_bit_for_bit():
+    got = {name: _digest(sim.simulate(s)) for name, s in GRID.items()}
+    big = dataclasses.replace(GRID["red"], n_flows=1000, bandwidth=100e6, duration=3.0,
+                              queue=sim.RED(min_th=30, max_th=250, max_p=0.1))
+    got["float32"] = _digest(sim.simulate(big, seeds=range(10))[3])
+    assert got == MAIN
+
+
+def test_prr_runs_every_path_with_its_invariants():
+    # The same grid with PRR (the default): invariants checked every step.
+    for s in GRID.values():
+        groups = [(c, dataclasses.replace(p, recovery="prr")) if isinstance(p, sim.NewReno) else (c, p)
+                  for c, p in s.groups]
+        r = sim.simulate(dataclasses.replace(s, senders=groups), check=True)
+        assert 0 < r.loss_rate < 1 and r.utilization > 0.5
+
+
+def _one_recovery(recovery, acks=21):
+    """A flow with 20 packets of window and 2 sent by limited transmit loses one: what each ACK lets out.
+
+    As ns-3 sees it at the third duplicate ACK: FlightSize 22, the pipe
+    (RecoverFS) 22 - 3 SACKed - 1 lost = 18, ssthresh 9.
+    """
+    s = sim.Scenario(n_flows=1, bandwidth=10e6, rtt=0.1, queue=sim.DropTail(buffer=100),
+                     sender=sim.NewReno(sack=True, recovery=recovery, max_window=100), duration=1.0, warmup=0.0)
+    e = _Engine([s], False)
+    f, sender, j = e.flows, e.sender, np.array([0])
+    f.cwnd[0], f.inflight[0], f.acked[0], f.sent[0], f.ssthresh[0] = 20.0, 22.0, 100.0, 122.0, 9.0
+    sender.fast_retransmit(j, np.array([1.0]), np.array([9.0]), 0.0)
+    sent = []
+    for _ in range(acks):  # one ACK at a time, each followed by what the window lets out
+        sender.on_acks(np.array([1.0]), True)
+        room = max(np.floor(f.cwnd[0]) - f.inflight[0], 0.0)
+        f.inflight[0] += room
+        f.sent[0] += room
+        sent.append(int(room))
+    return sent, f, sender
+
+
+def test_prr_sends_one_packet_per_two_delivered_over_the_round_trip():
+    # RFC 6937 3.1, hand-checked: sndcnt = ceil(prr_delivered * 9 / 18) - prr_out,
+    # prr_out starting at 1 (the retransmission); prr_delivered counts from the
+    # third duplicate ACK.  New packets leave on ACKs 5, 7, ..., 19, spread over
+    # the round trip; on the last ACK the pipe is at ssthresh, and the reduction
+    # bound (pipe <= ssthresh) lets nothing more out: 8 new packets, pipe 9.
+    sent, f, _ = _one_recovery("prr")
+    assert sent == [0, 0, 0, 0] + [1, 0] * 8 + [0]
+    assert f.recover_fs[0] == 18 and f.inflight[0] == 9
+    # RFC 6675: nothing until the pipe falls below ssthresh (13 ACKs), then one per ACK.
+    sent, _, _ = _one_recovery("rfc6675")
+    assert sent == [0] * 13 + [1] * 8
+
+
+def test_prr_as_ns3_3_44_counts_duplicate_acks_twice():
+    # ns-3 3.44's TcpPrrRecovery adds a segment to a duplicate ACK's SACKed data
+    # while prr_delivered < RecoverFS (fixed in ns-3 after 3.44): prr_delivered
+    # runs 2, 4, ..., 18, then 19, 20, ...: one packet out per ACK on ACKs 4-12,
+    # then one per two; 13 new packets, the pipe ends at 14 (1.5 ssthresh).
+    sent, f, _ = _one_recovery("prr-ns3.44")
+    assert sent == [0, 0, 0] + [1] * 9 + [0, 1] * 4 + [0]
+    assert f.inflight[0] == 14
+
+
+def test_recovery_end_sets_the_window_to_ssthresh():
+    # ns-3's ExitRecovery: cwnd = ssthresh, whatever PRR left in flight (the
+    # ns-3 3.44 variant ends with 14 in flight, so the flow waits for 5 ACKs).
+    for recovery, acks in (("prr", 10), ("prr-ns3.44", 21)):
+        _, f, sender = _one_recovery(recovery, acks)
+        assert f.cwnd[0] > 9
+        sender.recovery_ends(np.array([0]), 0.1)
+        assert f.cwnd[0] == 9 and f.state[0] == 0  # OPEN
+
+
+def test_mixed_population_applies_prr_to_its_own_group():
+    s = sim.Scenario(**BASE, queue=RED, senders=[(10, sim.NewReno(sack=True)), (5, _rfc6675()), (5, sim.Reno())])
+    e = _Engine([s], False)
+    assert e.sender.prr.tolist() == [True] * 10 + [False] * 10
+    r = sim.simulate(s, check=True)
+    assert len(r.groups) == 3
+
+
+def test_recovery_is_validated_and_splits_batches():
+    with pytest.raises(ValueError, match="recovery"):
+        sim.NewReno(recovery="rfc3517")
+    assert sim.NewReno(sack=True, recovery="PRR").recovery == "prr"
+    assert sim.NewReno().recovery == "prr"
+    a = sim.Scenario(**BASE, sender=sim.NewReno(sack=True))
+    b = dataclasses.replace(a, sender=_rfc6675())
+    assert a.batch_key() != b.batch_key()
+    assert sim.simulate([a, b])[1].loss_rate == sim.simulate(b).loss_rate
