@@ -105,8 +105,11 @@ class _DropTail(_FIFO):
 
     def __init__(self, scenarios, draws, ecn):
         super().__init__(scenarios, draws, ecn)
-        # (inf: no access link, a step's packets come as one burst)
-        rate = [units.capacity(s.flow_access_rate, s.packet_size) if math.isfinite(s.flow_access_rate) else math.inf
+        # Without an access link nothing sets how a flow's packets of a step
+        # reach the queue (as their ACKs came, spread as those were): there
+        # every train counts as filling the step, the uniform spread (a
+        # vanishing rate: any packet fills it, a flow without one stays empty).
+        rate = [units.capacity(s.flow_access_rate, s.packet_size) if math.isfinite(s.flow_access_rate) else 1e-250
                 for s in scenarios]
         self.access = np.repeat([r * s.step for r, s in zip(rate, scenarios, strict=True)], scenarios[0].n_flows)
 
