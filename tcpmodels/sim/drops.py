@@ -2,11 +2,16 @@
 
 import numpy as np
 
-__all__ = ["spread"]
+__all__ = ["spread", "overflow_weights"]
+
+# A train never shorter than this fraction of a step (an access link without a rate: a burst).
+SHORTEST = 1e-6
+# The weight of a packet the fluid queue lets through (it falls only where nothing else is left).
+FLOOR = 1e-12
 
 
-def spread(arrived, drops, link, flows, owner, n, draws, which):
-    """Spread each scenario's ``drops`` uniformly over the packets that arrived.
+def spread(arrived, drops, link, flows, owner, n, draws, which, weight=None):
+    """Spread each scenario's ``drops`` over the packets that arrived: uniformly, or as ``weight`` says.
 
     Parameters
     ----------
@@ -26,6 +31,11 @@ def spread(arrived, drops, link, flows, owner, n, draws, which):
         The scenarios' random streams.
     which : int
         The draw site (``draws.DROP``, ``draws.MARK``): a packet's key is draw i of it, i its place in its scenario.
+    weight : ndarray, optional
+        Per flow in ``flows``: how likely its packets are to be dropped, relative
+        to the other packets of its scenario [-] (positive).  The drops are then
+        a weighted choice without replacement (Efraimidis & Spirakis 2006: the
+        smallest keys -log(v) / w, v uniform).
 
     Returns
     -------
@@ -39,11 +49,16 @@ def spread(arrived, drops, link, flows, owner, n, draws, which):
         k, m = int(rest[0]), int(avail.sum())
         if k >= m:  # everything that arrived is dropped
             counts = avail.copy()
-        elif k > 0:  # a uniform choice without replacement among the step's packets
-            pick = draws.bits(which, np.arange(m)).argpartition(k - 1)[:k]
+        elif k > 0:  # a choice without replacement among the step's packets
+            key = draws.bits(which, np.arange(m))
+            if weight is not None:
+                key = _weighted(key, np.repeat(weight, avail.astype(np.int64)))
+            pick = key.argpartition(k - 1)[:k]
             counts = np.bincount(avail.cumsum().searchsorted(pick, side="right"), minlength=flows.size)
         else:
             counts = np.zeros(flows.size)
+    elif weight is not None and (rest > 0).any() and avail.any():
+        counts = _weighted_batch(avail, rest, weight, owner, draws, which, S, flows.size)
     elif (rest > 0).any() and avail.any():
         # The same per scenario, all at once: every packet draws 53 random
         # bits, the same as alone (draw i of its scenario, i its place
@@ -66,3 +81,104 @@ def spread(arrived, drops, link, flows, owner, n, draws, which):
         counts = counts + link[flows]
     hit = (counts > 0).nonzero()[0]
     return flows[hit], counts[hit]
+
+
+def _weighted(bits, weight):
+    """Keys whose smallest k are a choice of k weighted by ``weight``: log(-log(1 - v)) - log w.
+
+    Monotone in -log(1 - v) / w, and for equal weights in the bits
+    themselves: the same choice as the uniform one.
+    """
+    return np.log(-np.log1p((bits + 0.5) * -(2.0 ** -53))) - np.log(weight)
+
+
+def _weighted_batch(avail, rest, weight, owner, draws, which, S, m):
+    """spread's weighted choice per scenario of a batch: each packet's key as alone, ranked within its scenario."""
+    whose = np.repeat(np.arange(m), avail.astype(np.int64))
+    s_of = owner[whose]
+    tot = np.bincount(s_of, minlength=S)
+    first = tot.cumsum() - tot
+    key = _weighted(draws.bits(which, np.arange(whose.size) - first[s_of], s_of), weight[whose])
+    order = np.lexsort((key, s_of))
+    s_sorted = s_of[order]
+    chosen = order[np.arange(order.size) - first[s_sorted] < np.minimum(np.ceil(rest), tot)[s_sorted]]
+    return np.bincount(whose[chosen], minlength=m).astype(float)
+
+
+def overflow_weights(arrived, flows, owner, S, q, serve, limit, access, u):
+    """How likely each flow's packets are to arrive at a full drop-tail buffer within a step.
+
+    Each flow's ``arrived`` packets leave its access link back to back at its
+    rate ``access``, one train of ``arrived / access`` of the step (the ACKs
+    that released them came at a time within the step nobody tracks: it
+    starts at a uniform point ``u`` of the rest).  The bottleneck serves
+    ``serve`` a step, fluid; the queue starts at ``q`` and whatever would rise
+    above ``limit`` is dropped.  A train's weight is the fraction of it that
+    arrives at a full buffer: the share of the step's drops that fall on it,
+    per packet, where trains overlap at the full buffer in proportion to
+    their rates.  The queue is followed per scenario in a row of its own (as
+    alone); its floor at zero is left out (it matters only where the queue
+    runs dry and refills within one step).
+
+    Parameters
+    ----------
+    arrived : ndarray
+        Packets of each flow in ``flows`` that reach the queue [packets].
+    flows : ndarray
+        The flows with packets (sorted).
+    owner : ndarray or None
+        Their scenarios (None for a batch of one).
+    S : int
+        Scenarios in the batch [-].
+    q, serve, limit : ndarray
+        Each scenario's queue before the step, service per step and buffer [packets].
+    access : ndarray
+        Each flow's access link per step [packets] (``inf``: none).
+    u : ndarray
+        A uniform on [0, 1) per flow: where its train starts.
+
+    Returns
+    -------
+    ndarray
+        Per flow: the fraction of its packets the fluid queue drops [-], at least ``FLOOR``.
+    """
+    m = flows.size
+    s = np.zeros(m, dtype=np.int64) if owner is None else owner
+    per = np.bincount(s, minlength=S)
+    col = np.arange(m) - (per.cumsum() - per)[s]  # each flow's place in its scenario
+    M = int(per.max())
+    length = np.clip(arrived / access, SHORTEST, 1.0)
+    start = u * (1.0 - length)
+    # Events per row: the step's start, M train starts, M train ends (unused ones at the step's end).
+    time = np.ones((S, 2 * M + 1))
+    rate = np.zeros((S, 2 * M + 1))
+    time[:, 0] = 0.0
+    time[s, 1 + col], time[s, 1 + M + col] = start, start + length
+    rate[s, 1 + col] = arrived / length
+    rate[s, 1 + M + col] = -rate[s, 1 + col]
+    K = 2 * M + 1
+    order = np.argsort(time, axis=1, kind="stable")
+    order += np.arange(0, S * K, K)[:, None]  # into the flat rows
+    time = time.ravel()[order]
+    level = rate.ravel()[order].cumsum(axis=1)  # arrival rate after each event
+    span = np.empty_like(time)
+    np.subtract(time[:, 1:], time[:, :-1], out=span[:, :-1])
+    span[:, -1] = 1.0 - time[:, -1]
+    # The queue above the buffer at each event (before the reflection), its running
+    # maximum the drops so far: those of segment k are its rise over k.
+    rise = (level - serve[:, None]) * span
+    above = np.empty_like(rise)
+    above[:, 0] = q - limit
+    np.cumsum(rise[:, :-1], axis=1, out=above[:, 1:])
+    above[:, 1:] += (q - limit)[:, None]
+    dropped = np.maximum(np.maximum.accumulate(np.append(above, above[:, -1:] + rise[:, -1:], axis=1), axis=1), 0.0)
+    # Per unit of a train's rate: the drops of each segment over the arrival rate in it.
+    lost = np.diff(dropped, axis=1) / np.maximum(level, 1e-300)
+    before = np.zeros_like(time)
+    np.cumsum(lost[:, :-1], axis=1, out=before[:, 1:])
+    where = np.empty(S * K, dtype=np.int64)  # each event's place in its sorted row
+    where[order.ravel()] = np.tile(np.arange(K), S)
+    at = s * K + col + 1
+    before = before.ravel()
+    share = (before[s * K + where[at + M]] - before[s * K + where[at]]) / length
+    return np.maximum(share, FLOOR)

@@ -16,10 +16,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .. import fpq, red
+from .. import fpq, red, units
 from . import draws as site
 from . import scenario as spec
-from .drops import spread
+from .drops import overflow_weights, spread
 
 __all__ = ["make_queue", "Step"]
 
@@ -43,9 +43,9 @@ class Step:
     packet its sender had written off).
     """
 
-    def spread(self, arrived, drops, link, which=site.DROP):
-        """Spread each scenario's drops uniformly over ``arrived`` (see drops.spread; ``which`` draw site)."""
-        return spread(arrived, drops, link, self.sending, self.owner, self.n, self.draws, which)
+    def spread(self, arrived, drops, link, which=site.DROP, weight=None):
+        """Spread each scenario's drops over ``arrived`` (see drops.spread; ``which`` draw site)."""
+        return spread(arrived, drops, link, self.sending, self.owner, self.n, self.draws, which, weight)
 
 
 class _FIFO:
@@ -87,6 +87,45 @@ class _FIFO:
 
     def served(self, arr, load, q):
         """After service: ``load`` packets were in the queue, ``q`` remain."""
+
+
+class _DropTail(_FIFO):
+    """Drop-tail: the overflow falls on the packets that arrive while the buffer is full.
+
+    Within a step each flow's packets come as one train at its access link's
+    rate, from a point nobody tracks (see ``drops.overflow_weights``): the
+    trains that arrive while the buffer is full, and most where they pile up
+    on each other, lose the overflow.  A uniform spread over the step's
+    packets instead would treat every packet as arriving at a full buffer
+    alike and hand one drop each to more flows than a full FIFO does.
+    """
+
+    # Where the trains start: draw OFFSET + i of the drop site, i the flow's place in its scenario.
+    OFFSET = 1 << 31
+
+    def __init__(self, scenarios, draws, ecn):
+        super().__init__(scenarios, draws, ecn)
+        # Without an access link nothing sets how a flow's packets of a step
+        # reach the queue (as their ACKs came, spread as those were): there
+        # every train counts as filling the step, the uniform spread (a
+        # vanishing rate: any packet fills it, a flow without one stays empty).
+        rate = [units.capacity(s.flow_access_rate, s.packet_size) if math.isfinite(s.flow_access_rate) else 1e-250
+                for s in scenarios]
+        self.access = np.repeat([r * s.step for r, s in zip(rate, scenarios, strict=True)], scenarios[0].n_flows)
+
+    def victims(self, D, over, step, extra):
+        if not over.any():
+            return step.spread(step.arr, D, step.link)
+        j = step.sending
+        arrived = step.arr[j] if step.link is None else step.arr[j] - step.link[j]
+        if (arrived >= self.access[j]).all():
+            # Every train fills the step: the weights are equal, the choice the uniform one.
+            return step.spread(step.arr, D, step.link)
+        at = j + self.OFFSET if step.owner is None else j % step.n + self.OFFSET
+        u = step.draws.uniform(site.DROP, at, step.owner)
+        weight = overflow_weights(arrived, j, step.owner, self.size, step.q, step.serve, step.limit,
+                                  self.access[j], u)
+        return step.spread(step.arr, D, step.link, weight=weight)
 
 
 class _SharedQueue:
@@ -687,7 +726,7 @@ class _REDIState(_REDState):
 
 
 # The engine of each queue spec (the most derived registered class of a spec wins).
-ENGINES = {spec.DropTail: _FIFO, spec.RandomDrop: _RandomDrop, spec.RED: _REDState, spec.CHOKe: _CHOKe,
+ENGINES = {spec.DropTail: _DropTail, spec.RandomDrop: _RandomDrop, spec.RED: _REDState, spec.CHOKe: _CHOKe,
            spec.FPQ: _FPQState}
 ENGINES[spec.CHOKeI] = _KamraCHOKe
 ENGINES[spec.REDI] = _REDIState
