@@ -10,7 +10,9 @@ time the queue takes to drain where that is shorter, unless chosen; see
 * The bottleneck serves ``capacity * dt`` packets per step (fluid FIFO).  The
   queue discipline decides how many of the step's arrivals it drops; the
   drops fall on the arriving packets uniformly at random, so each flow loses
-  in proportion to what it sent.
+  in proportion to what it sent.  A drop-tail buffer behind access links
+  overflows instead on the packets that meet it full: each flow's packets
+  of the step arrive as a train at its access rate (``drops.py``).
 * A surviving packet's ACK returns after its propagation RTT plus the queueing
   delay it met, stored in a ring buffer of future steps: a step's packets
   leave the bottleneck spread over the step, so their ACKs are split between
