@@ -45,10 +45,10 @@ earlier and hold half a packet less each.
     queue, where Eq. 5.6 is 34-43 % low at 20-40 flows
     (``tests/test_droptail.py`` records every row).  Against
     :mod:`tcpmodels.sim` (NewReno with SACK; 16 runs: 100-200 ms links, 10
-    and 20 Mbit/s, buffers of 250-1000 packets, 20-200 flows) P3 is -15 % to
-    +6 % on loss, where Eq. 5.6 is +16 % to +906 %, and 2-25 % above the
-    simulator's queue (18-62 % with 250 packets behind 868 on the wire,
-    where the link idles); the simulator's queue sits 5-9 % below ns-3's on
+    and 20 Mbit/s, buffers of 250-1000 packets, 20-200 flows) P3 is -16 % to
+    -2 % on loss, where Eq. 5.6 is +12 % to +887 %, and 0-21 % above the
+    simulator's queue (12-62 % with 250 packets behind 868 on the wire,
+    where the link idles); the simulator's queue sits 5-14 % below ns-3's on
     the 10 ms reference.
 
     Its known gap is at few flows: 21 % under ns-3 at 20 flows (35 % at 10,
