@@ -298,8 +298,9 @@ def test_p3_against_the_simulator_on_longer_and_faster_links():
     #   100 ms, 20 Mbit/s, 1000 packets:  -4 -12  -7  -3 %   queue  0  +3  +6 +11 %
     #   200 ms, 20 Mbit/s, 250 packets:  -16 -12  -5  -9 %   queue +12 +29 +32 +62 %
     # (1cd151c's simulator: -15 % to +6 %) and Eq. 5.6 (P1) +12 % to +887 %.  The simulator's queue
-    # sits 5-14 % below ns-3's on the 10 ms reference (where P3 is within 3 % of ns-3), so P3's queue is checked to 30 % where the buffer
-    # holds at least half the wire and only for being above the simulator's where it holds less (the
+    # sits 5-14 % below ns-3's on the 10 ms reference (where P3 is within 3 % of ns-3), so P3's
+    # queue is checked to 30 % where the buffer holds at least half the wire and only for being
+    # above the simulator's where it holds less (the
     # 250-packet buffer behind 868 packets on the wire: the link idles 1-3 % there).  Losses to 25 %.
     settings = [(rtt, bw, b, n) for rtt, bw, b in ((0.1, 10e6, 500), (0.2, 10e6, 500), (0.1, 20e6, 1000),
                                                    (0.2, 20e6, 250)) for n in (20, 50, 100, 200)]
