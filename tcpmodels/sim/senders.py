@@ -555,13 +555,13 @@ class Mixed(Sender):
             part.mine = part_of == i
         # Each flow's sending allowance before fast retransmit is its own variant's (SACK raises it),
         # as is its fast recovery (PRR or not).
-        own = lambda arrays: np.stack(arrays)[part_of, np.arange(part_of.size)]  # noqa: E731  each flow's variant's
-        self.limited = own([p.limited for p in parts])
+        self.limited = _per_flow([p.limited for p in parts], part_of)
         if any(p.prr is not None for p in parts):
-            self.prr = own([np.zeros(flows.N, dtype=bool) if p.prr is None else p.prr for p in parts])
+            self.prr = _per_flow([np.zeros(flows.N, dtype=bool) if p.prr is None else p.prr for p in parts], part_of)
             self.prr_everywhere = bool(self.prr.all())
         if any(p.prr_bonus is not None for p in parts):
-            self.prr_bonus = own([np.zeros(flows.N) if p.prr_bonus is None else p.prr_bonus for p in parts])
+            self.prr_bonus = _per_flow([np.zeros(flows.N) if p.prr_bonus is None else p.prr_bonus for p in parts],
+                                       part_of)
         self.paced = self.paced or any(p.paced for p in parts)
         held = [p for p in parts if p.hold is not None]
         if held:  # one array of hold steps, each delay-control group writing its own flows'
@@ -618,6 +618,11 @@ class Mixed(Sender):
                     out = np.empty(j.size, dtype=np.asarray(result).dtype)
                 out[mine] = result
         return out
+
+
+def _per_flow(arrays, part_of):
+    """Each flow's value from its own group's array (``part_of``: each flow's group)."""
+    return np.stack(arrays)[part_of, np.arange(part_of.size)]
 
 
 def _flow_hook(name):
