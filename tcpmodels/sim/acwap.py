@@ -17,7 +17,7 @@ from .. import variants
 from . import scenario as spec
 from .highspeed import HighSpeed
 from .rttsample import RttSamples
-from .senders import ENGINES
+from .senders import ENGINES, each_flow
 
 __all__ = ["ACWAP"]
 
@@ -31,10 +31,10 @@ class ACWAP(HighSpeed):
     def __init__(self, scenarios, flows, ring, dt, spec=None):
         super().__init__(scenarios, flows, ring, dt, spec)
         # beta of each flow (1 for the other groups of a mixed population: unused there).
-        self.beta = np.concatenate([s.per_flow(lambda p: getattr(p, "beta", 1.0)) for s in scenarios])
+        self.beta = each_flow(scenarios, lambda p: getattr(p, "beta", 1.0))
         # The flows of ACWAP groups that pace (a mixed population's other groups, and
         # ACWAP groups of other kinds, in Sender.mine, are not this sender's to pace).
-        self.pacing = np.concatenate([s.per_flow(lambda p: getattr(p, "pacing", False)) for s in scenarios]) > 0
+        self.pacing = each_flow(scenarios, lambda p: getattr(p, "pacing", False)) > 0
         self.rtts = RttSamples(flows, ring.L, dt)
         self.srtt = flows.prop.copy()  # R_C [s]
         self.rtt_min = np.full(flows.N, np.inf)

@@ -13,7 +13,7 @@ import numpy as np
 from .. import variants
 from . import scenario as spec
 from .flows import PENDING
-from .senders import ENGINES, NewReno
+from .senders import ENGINES, NewReno, each_flow
 
 __all__ = ["SDC", "RDC"]
 
@@ -24,9 +24,8 @@ class SDC(NewReno):
     def __init__(self, scenarios, flows, ring, dt, spec=None):
         super().__init__(scenarios, flows, ring, dt, spec)
         # (0 for a mixed population's other groups: unused there.)
-        param = lambda name: np.concatenate([s.per_flow(lambda p: getattr(p, name, 0.0)) for s in scenarios])  # noqa: E731
-        self.max_delay = param("max_delay")
-        self.threshold = param("window_threshold")
+        self.max_delay = each_flow(scenarios, lambda p: getattr(p, "max_delay", 0.0))
+        self.threshold = each_flow(scenarios, lambda p: getattr(p, "window_threshold", 0.0))
         self.delay = np.zeros(flows.N)  # d [s]
         self.hold = np.zeros(flows.N)  # d in steps (the engine adds it to the ACKs' return)
         self.t_update = np.zeros(flows.N)  # when the delay may next change [s]

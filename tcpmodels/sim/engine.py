@@ -62,7 +62,7 @@ from .flows import IDLE, PENDING, RECOVERY, STALLED, Flows, state_dtype
 from .meter import Meter
 from .queues import Step, make_queue
 from .scenario import Scenario
-from .senders import make_sender
+from .senders import each_flow, make_sender
 from .workloads import make_workload
 
 __all__ = ["simulate"]
@@ -168,7 +168,7 @@ class _Engine:
         self.flows = Flows(n, prop, self.capacity, max_window, start, real)
         held = max(getattr(p, "max_delay", 0.0) for s in scenarios for _, p in s.groups)  # (delay control)
         worst_delay = (prop.max() + (self.limit / self.capacity).max() + held + dt) / dt
-        delayed = np.concatenate([s.per_flow(lambda p: p.delayed_ack) for s in scenarios]) > 0  # per group
+        delayed = each_flow(scenarios, lambda p: p.delayed_ack) > 0  # per group
         self.ring = AckRing(int(np.ceil(worst_delay)) + 3, S * n, real, delayed, DELAYED_ACK_TIMEOUT / dt)
         self.sender = make_sender(scenarios, self.flows, self.ring, dt)
         self.workload.attach(self.flows, self.sender, draws, self.link_loss)

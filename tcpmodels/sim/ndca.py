@@ -20,7 +20,7 @@ import numpy as np
 from .. import variants
 from . import scenario as spec
 from .rttsample import RttSamples
-from .senders import ENGINES, Reno
+from .senders import ENGINES, Reno, each_flow
 
 __all__ = ["NDCA"]
 
@@ -30,9 +30,9 @@ class NDCA(Reno):
 
     def __init__(self, scenarios, flows, ring, dt, spec=None):
         super().__init__(scenarios, flows, ring, dt, spec)
-        per_flow = lambda name, other: np.concatenate(  # noqa: E731  (1 for other groups: unused there)
-            [s.per_flow(lambda p: getattr(p, name, other)) for s in scenarios])
-        self.alpha, self.beta = per_flow("alpha", 2.0), per_flow("beta", 1.0)
+        # (2 and 1 for a mixed population's other groups: unused there)
+        self.alpha = each_flow(scenarios, lambda p: getattr(p, "alpha", 2.0))
+        self.beta = each_flow(scenarios, lambda p: getattr(p, "beta", 1.0))
         self.packet_size = np.repeat([s.packet_size for s in scenarios], flows.n)
         self.rtts = RttSamples(flows, ring.L, dt)
         self.bandwidth = np.zeros(flows.N)  # the estimate [bit/s]

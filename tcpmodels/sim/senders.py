@@ -9,6 +9,8 @@ array), all at once.  A new sender subclasses one of these and overrides
 what differs (e.g. ``increase`` and ``reduced`` for HighSpeed TCP).
 """
 
+import functools
+
 import numpy as np
 
 from .. import units
@@ -56,7 +58,7 @@ class Sender:
         n = flows.n
         col = lambda values: np.repeat(np.asarray(values, dtype=float), n)  # noqa: E731  per-flow copy
         # Each flow's sender parameter (senders differ between groups of a mixed population).
-        param = lambda value: np.concatenate([s.per_flow(value) for s in scenarios])  # noqa: E731
+        param = functools.partial(each_flow, scenarios)
         self.iw = param(lambda p: p.initial_window)
         flows.cwnd[:] = self.iw
         self.dupthresh = param(lambda p: p.dupack_threshold)
@@ -618,6 +620,11 @@ class Mixed(Sender):
                     out = np.empty(j.size, dtype=np.asarray(result).dtype)
                 out[mine] = result
         return out
+
+
+def each_flow(scenarios, value):
+    """``value(sender spec)`` for every flow of a batch of ``scenarios``, one float array (``Scenario.per_flow``)."""
+    return np.concatenate([s.per_flow(value) for s in scenarios])
 
 
 def _per_flow(arrays, part_of):
