@@ -511,11 +511,13 @@ def test_red_motion_keeps_the_link_busy_at_any_step(step_study, key):
     # recovery sends it in the second half and so packs the train again: PRR
     # closes about half of the gap at every step (above), the rest is the
     # trains' collisions as the step resolves them.
-    # An ns-3 3.44 replica of this row (fd5b793's session; the models16b
-    # dumbbell with RedQueueDisc 5/217/0.02, Wait off, 536-byte segments, 64 KB
-    # window, 1-packet device queue, RTT 95-105 ms, statistics over [40, 100] s)
-    # gives at 10 Mbit/s 0.998 with the queue empty 1.0 % of the time (the
-    # issue's figures for that row), but at 100 Mbit/s 0.706 and 0.735 (seeds
+    # An ns-3 3.44 replica of this row (measured from fd5b793; a dumbbell with
+    # RedQueueDisc 5/217/0.02, Wait off, 536-byte segments, 64 KB window,
+    # 1-packet device queue, RTT +-5 %, statistics over [40, 100] s) matches
+    # the dynamics references V3 and V4 (utilization 0.958, 0.991; loss 4.3e-4,
+    # 2.81e-3; queue 7.2, 21.5; against 0.958, 0.992, 4.1e-4, 2.68e-3, 7.7,
+    # 20.6) and gives at 10 Mbit/s 0.998 with the queue empty 1.0 % of the time
+    # (the issue's figures for that row), but at 100 Mbit/s 0.706 and 0.735 (seeds
     # 1, 2; loss 1.3e-4, 1.2e-4, queue 3.7, 3.8); equal RTTs 0.950 (loss 4e-5),
     # 1500-byte packets 0.947, a 128 KB window 0.827.  Only ns-3's default
     # 100-packet device queue gives ~1 (0.996, loss 2e-5), and it misses the
