@@ -40,10 +40,10 @@ earlier and hold half a packet less each.
        and with the sender's spacing (:data:`tcpmodels.tcp.TIMEOUT_SPACING`),
        counting loss *events*: the losses of one overflow are one event;
     5. given the senders' limits (``max_window``, ``access_rate``), one flow
-       escapes the overflows (drop-tail's lock-out, RFC 2309): each of 25
+       escapes the overflows (drop-tail's lock-out, RFC 2309): each of 28
        runs of an ns-3 replica of the reference has one flow that lost 0-3
-       packets in 180 s (24 at 200 flows) where the others lost 10-133 on
-       average; in the 11 runs that counted its packets it sent 9-24 % of
+       packets in 180 s (10-24 in two runs at 100-200 flows) where the others lost 10-133 on
+       average; in the 14 runs that counted its packets it sent 9-24 % of
        them, at its window limit (64 KB) or its access link's rate.  A flow at a limit sends no growth packets
        and no three-packet bursts, the packets an overflow drops.  P3 gives
        it ``min(max_window, access_rate (rtt + queue/capacity))`` packets
