@@ -42,11 +42,12 @@ earlier and hold half a packet less each.
     5. given the senders' limits (``max_window``, ``access_rate``), one flow
        escapes the overflows (drop-tail's lock-out, RFC 2309): each of 28
        runs of an ns-3 replica of the reference has one flow that lost 0-3
-       packets in 180 s (10-24 in two runs at 100-200 flows) where the others lost 10-133 on
-       average; in the 14 runs that counted its packets it sent 9-24 % of
-       them, at its window limit (64 KB) or its access link's rate.  A flow at a limit sends no growth packets
-       and no three-packet bursts, the packets an overflow drops.  P3 gives
-       it ``min(max_window, access_rate (rtt + queue/capacity))`` packets
+       packets in 180 s (10-24 in two runs at 100-200 flows) where the
+       others lost 10-133 on average; in the 14 runs that counted its
+       packets it sent 8-25 % of them, at its window limit (64 KB) or its
+       access link's rate.  A flow at a limit sends no growth packets and
+       no three-packet bursts, the packets an overflow drops.  P3 gives it
+       ``min(max_window, access_rate (rtt + queue/capacity))`` packets
        (below half the storage), and steps 1-4 apply to the other ``n - 1``
        flows and the rest of the storage.  Loss and time-outs per packet
        count all flows' packets, the time-out fraction all flows.
@@ -266,7 +267,7 @@ def _escaping_window(n, storage, round_trip, max_window, access_rate):
     # The flow the overflows pass over (module docstring, step 5) holds what its own limits let it: its
     # window limit, or its access link's rate times the round trip.  None without a limit (nothing stops
     # its growth, so it overflows with the rest), without a second flow, or where the limit is half the
-    # storage or more: unmeasured (ns-3's escaping flows sent 9-24 % of the packets), and at the whole storage
+    # storage or more: unmeasured (ns-3's escaping flows sent 8-25 % of the packets), and at the whole storage
     # the others would hold nothing.
     limit = np.minimum(max_window, access_rate * round_trip)
     return np.where((n >= 2) & (limit < storage / 2), limit, 0.0)
