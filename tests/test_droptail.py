@@ -350,15 +350,16 @@ def test_equilibrium_warnings():
 
 @settings(max_examples=20, deadline=None)
 @given(st.lists(st.tuples(st.floats(1, 1000), st.floats(20, 5000), st.floats(0.002, 0.3)), min_size=1, max_size=6),
-       st.sampled_from(["P1", "P2", "P3"]))
-def test_equilibrium_broadcasts_elementwise(points, model):
-    # An array of points gives, element by element, what each point gives alone.
+       st.sampled_from(["P1", "P2", "P3"]), st.booleans())
+def test_equilibrium_broadcasts_elementwise(points, model, limited):
+    # An array of points gives, element by element, what each point gives alone (with the senders' limits too).
     n, b, rtt = (np.array(x) for x in zip(*points, strict=True))
+    kw = {"max_window": 50.0, "access_rate": 300.0} if limited else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TCPModelsWarning)
-        e = droptail.equilibrium(n, b, rtt=rtt, capacity=CAP, model=model)
+        e = droptail.equilibrium(n, b, rtt=rtt, capacity=CAP, model=model, **kw)
         for i in range(len(points)):
-            one = droptail.equilibrium(n[i], b[i], rtt=rtt[i], capacity=CAP, model=model)
+            one = droptail.equilibrium(n[i], b[i], rtt=rtt[i], capacity=CAP, model=model, **kw)
             assert e.loss_rate[i] == pytest.approx(one.loss_rate, rel=1e-12)
             assert e.queue[i] == pytest.approx(one.queue, rel=1e-12)
 
