@@ -48,8 +48,9 @@ earlier and hold half a packet less each.
        access link's rate.  A flow at a limit sends no growth packets and
        no three-packet bursts, the packets an overflow drops.  P3 gives it
        ``min(max_window, access_rate (rtt + queue/capacity))`` packets
-       (below half the storage), and steps 1-4 apply to the other ``n - 1``
-       flows and the rest of the storage.  Loss and time-outs per packet
+       (where that is under half the storage; from half to all of it, a
+       warning and none), and steps 1-4 apply to the other ``n - 1`` flows
+       and the rest of the storage.  Loss and time-outs per packet
        count all flows' packets, the time-out fraction all flows.
 
     Against the ns-3 drop-tail reference (500 packets, 10 ms, NewReno), with
@@ -267,10 +268,12 @@ def _escaping_window(n, storage, round_trip, max_window, access_rate):
     # The flow the overflows pass over (module docstring, step 5) holds what its own limits let it: its
     # window limit, or its access link's rate times the round trip.  None without a limit (nothing stops
     # its growth, so it overflows with the rest), without a second flow, or where the limit is half the
-    # storage or more: unmeasured (ns-3's escaping flows sent 8-25 % of the packets), and at the whole storage
-    # the others would hold nothing.
+    # storage or more: unmeasured (ns-3's escaping flows sent 8-25 % of the packets), and at the whole
+    # storage the others would hold nothing.  The second result marks that unmeasured band (warned: the
+    # loss jumps where the escaping flow appears at half the storage).
     limit = np.minimum(max_window, access_rate * round_trip)
-    return np.where((n >= 2) & (limit < storage / 2), limit, 0.0)
+    two = n >= 2
+    return np.where(two & (limit < storage / 2), limit, 0.0), two & (limit >= storage / 2) & (limit < storage)
 
 
 def _limit(name, value):
@@ -346,7 +349,8 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
     Validity: P1 warns below 4 packets of storage per flow (the thesis'
     section 5.2.1).  P3 warns where one overflow's window drop exceeds the
     buffer: the queue then empties and the link idles, which none of these
-    models describes.  P1 and P2 warn above 10 % loss.
+    models describes, and where the senders' limits let one flow hold half
+    the storage or more (unmeasured).  P1 and P2 warn above 10 % loss.
 
     Examples
     --------
@@ -389,8 +393,11 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
         spacing = tcp.TIMEOUT_SPACING[_checks.choice("sender", sender, tuple(tcp.TIMEOUT_SPACING))]
         # The escaping flow's round trip at the cycle's queue without it (it moves that queue by under 1 %).
         q, _ = _p3_queue(n, b, wire)
-        escaper = _escaping_window(n, np.maximum(q, 0.0) + wire, r + np.maximum(q, 0.0) / cap,
-                                   _limit("max_window", max_window), _limit("access_rate", access_rate))
+        escaper, unmeasured = _escaping_window(n, np.maximum(q, 0.0) + wire, r + np.maximum(q, 0.0) / cap,
+                                               _limit("max_window", max_window), _limit("access_rate", access_rate))
+        _checks.warn_where(unmeasured, "the senders' limits let one flow hold half the storage or more, which no "
+                                       "packet-level run measured: P3 takes no escaping flow there, so its loss "
+                                       "jumps where the storage passes twice the limit")
         sharing = n - (escaper > 0)
         q, drop = _p3_queue(sharing, b, wire - escaper)
         _checks.warn_where(drop > b, "one overflow's window drop exceeds the buffer: the queue empties and "
