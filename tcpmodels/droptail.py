@@ -48,9 +48,9 @@ earlier and hold half a packet less each.
        access link's rate.  A flow at a limit sends no growth packets and
        no three-packet bursts, the packets an overflow drops.  P3 gives it
        ``min(max_window, access_rate (rtt + queue/capacity))`` packets
-       (where that is under half the storage; from half to all of it, a
-       warning and none), and steps 1-4 apply to the other ``n - 1`` flows
-       and the rest of the storage.  Loss and time-outs per packet
+       and at most half the storage (none where the limit exceeds the
+       storage), and steps 1-4 apply to the other ``n - 1`` flows and the
+       rest of the storage.  Loss and time-outs per packet
        count all flows' packets, the time-out fraction all flows.
 
     Against the ns-3 drop-tail reference (500 packets, 10 ms, NewReno), with
@@ -266,14 +266,13 @@ def _solve_point(n, storage, rtt, rto, spacing, per_event, held, queue_delay):
 
 def _escaping_window(n, storage, round_trip, max_window, access_rate):
     # The flow the overflows pass over (module docstring, step 5) holds what its own limits let it: its
-    # window limit, or its access link's rate times the round trip.  None without a limit (nothing stops
-    # its growth, so it overflows with the rest), without a second flow, or where the limit is half the
-    # storage or more: unmeasured (ns-3's escaping flows sent 8-25 % of the packets), and at the whole
-    # storage the others would hold nothing.  The second result marks that unmeasured band (warned: the
-    # loss jumps where the escaping flow appears at half the storage).
+    # window limit, or its access link's rate times the round trip, at most half the storage.  None
+    # without a limit below the storage (nothing stops its growth before it overflows the buffer itself)
+    # or without a second flow.  The second result marks the band where the limit is half the storage
+    # or more, measured only at its lower edge (warned).
     limit = np.minimum(max_window, access_rate * round_trip)
-    two = n >= 2
-    return np.where(two & (limit < storage / 2), limit, 0.0), two & (limit >= storage / 2) & (limit < storage)
+    escapes = (n >= 2) & (limit < storage)
+    return np.where(escapes, np.minimum(limit, storage / 2), 0.0), escapes & (limit >= storage / 2)
 
 
 def _limit(name, value):
@@ -342,7 +341,7 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
 
     With the senders' limits (step 5) the balance is over the ``n - 1``
     other flows and the storage less the escaping flow's
-    :math:`h = \min(W_{max}, a\,(r + \bar q/pps))`; loss and time-outs per
+    :math:`h = \min(W_{max}, a\,(r + \bar q/pps), (\bar q + pps\cdot r)/2)`; loss and time-outs per
     packet are then scaled by the others' share of the packets,
     :math:`(\bar q + pps\cdot r - h)/(\bar q + pps\cdot r)`.
 
@@ -350,7 +349,7 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
     section 5.2.1).  P3 warns where one overflow's window drop exceeds the
     buffer: the queue then empties and the link idles, which none of these
     models describes, and where the senders' limits let one flow hold half
-    the storage or more (unmeasured).  P1 and P2 warn above 10 % loss.
+    the storage or more (measured only at half).  P1 and P2 warn above 10 % loss.
 
     Examples
     --------
@@ -395,9 +394,8 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
         q, _ = _p3_queue(n, b, wire)
         escaper, unmeasured = _escaping_window(n, np.maximum(q, 0.0) + wire, r + np.maximum(q, 0.0) / cap,
                                                _limit("max_window", max_window), _limit("access_rate", access_rate))
-        _checks.warn_where(unmeasured, "the senders' limits let one flow hold half the storage or more, which no "
-                                       "packet-level run measured: P3 takes no escaping flow there, so its loss "
-                                       "jumps where the storage passes twice the limit")
+        _checks.warn_where(unmeasured, "the senders' limits let one flow hold half the storage or more: P3 gives "
+                                       "it half, measured only where the limit was about half the storage")
         sharing = n - (escaper > 0)
         q, drop = _p3_queue(sharing, b, wire - escaper)
         _checks.warn_where(drop > b, "one overflow's window drop exceeds the buffer: the queue empties and "

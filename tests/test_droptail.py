@@ -218,12 +218,16 @@ def test_p3_escaping_flow_parts():
     dip = f * 14 / 27 * storage - (1 - f) * 0.5 * (n - 1)
     t = dip / (0.5 * (n - 1))
     np.testing.assert_allclose(e.queue, 500 - dip / 2 * (1 + t) / (2 + t), rtol=1e-9)
-    # No escaping flow without a limit, with one flow, or where its limit is half the storage or more
-    # (20 flows at 50 ms hold about 500 + 108 packets: a 400-packet window is in the warned band).
+    # No escaping flow without a limit below the storage or with one flow.
     for kw in ({}, {"max_window": 1e9}, {"access_rate": 1e9}):
         assert droptail.equilibrium(20, 500, rtt=rtt, capacity=CAP, **kw).loss_rate == alone.loss_rate[0]
+    # A limit of half the storage or more gives half the storage (warned): 20 flows at 50 ms hold
+    # about 500 + 108 packets; a 400-packet window gives what a window just under half of them gives.
+    half = (alone.queue[0] + CAP * rtt) / 2
     with pytest.warns(TCPModelsWarning, match="half the storage"):
-        assert droptail.equilibrium(20, 500, rtt=rtt, capacity=CAP, max_window=400).loss_rate == alone.loss_rate[0]
+        e400 = droptail.equilibrium(20, 500, rtt=rtt, capacity=CAP, max_window=400)
+    assert e400.loss_rate == pytest.approx(droptail.equilibrium(20, 500, rtt=rtt, capacity=CAP,
+                                                                max_window=half * (1 - 1e-12)).loss_rate, rel=1e-9)
     one = {"rtt": rtt, "capacity": CAP}
     assert (droptail.equilibrium(1, 500, max_window=50, **one).loss_rate
             == droptail.equilibrium(1, 500, **one).loss_rate)
@@ -234,25 +238,26 @@ def test_p3_escaping_flow_parts():
 
 
 def test_p3_escaping_flow_monotone():
-    # More flows lose more, a bigger buffer less, with the escaping flow as without it, outside the
-    # warned band where its limit is half the storage or more.
+    # More flows lose more, a bigger buffer less, with the escaping flow as without it.
     kw = {"rtt": 0.1, "capacity": CAP, "max_window": REFERENCE_WINDOW, "access_rate": units.capacity(1e6, 576)}
     n = np.linspace(2, 400, 200)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TCPModelsWarning)
         assert np.all(np.diff(droptail.equilibrium(n, 500, **kw).loss_rate) > 0)
         assert np.all(np.diff(droptail.equilibrium(50, np.linspace(100, 3000, 200), **kw).loss_rate) < 0)
-    # At 10 ms the 122-packet window is half the storage (queue + wire without it) at a buffer of 241:
-    # loss jumps up there (the flow starts escaping) and falls with the buffer on both sides; the band
-    # below is warned.
-    buffers = np.arange(150.0, 400.0)
+    # At 10 ms, 20 flows, the 122-packet window is the whole storage (queue + wire without it) at a buffer
+    # of 108: below, no flow escapes; above, one holds half the storage (warned), and its window from a
+    # buffer of 241 on.  Loss jumps up once, where the flow starts escaping, and falls elsewhere.
+    buffers = np.arange(60.0, 400.0)
     with pytest.warns(TCPModelsWarning, match="half the storage"):
         e = droptail.equilibrium(20, buffers, rtt=0.01, capacity=CAP, max_window=REFERENCE_WINDOW)
+    storage = droptail.equilibrium(20, buffers, rtt=0.01, capacity=CAP).queue + CAP * 0.01
     rises = np.flatnonzero(np.diff(e.loss_rate) > 0)
-    assert rises.size == 1 and buffers[rises[0]] == 240
+    assert rises.size == 1 and storage[rises[0]] < REFERENCE_WINDOW <= storage[rises[0] + 1], buffers[rises]
+    assert buffers[rises[0] + 1] == 108 and buffers[np.argmax(storage >= 2 * REFERENCE_WINDOW)] == 241
     with warnings.catch_warnings():
         warnings.simplefilter("error", TCPModelsWarning)  # beyond the band: no warning
-        droptail.equilibrium(20, buffers[rises[0] + 1:], rtt=0.01, capacity=CAP, max_window=REFERENCE_WINDOW)
+        droptail.equilibrium(20, np.arange(241.0, 400.0), rtt=0.01, capacity=CAP, max_window=REFERENCE_WINDOW)
 
 
 @pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")
