@@ -50,8 +50,8 @@ earlier and hold half a packet less each.
        ``min(max_window, access_rate (rtt + queue/capacity))`` packets
        and at most half the storage (none where the limit exceeds the
        storage), and steps 1-4 apply to the other ``n - 1`` flows and the
-       rest of the storage.  Loss and time-outs per packet
-       count all flows' packets, the time-out fraction all flows.
+       rest of the storage.  Loss and time-outs per packet count all flows'
+       packets, the time-out fraction all flows.
 
     Against the ns-3 drop-tail reference (500 packets, 10 ms, NewReno), with
     the reference's senders' limits (122 segments, access links at
@@ -341,8 +341,10 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
 
     With the senders' limits (step 5) the balance is over the ``n - 1``
     other flows and the storage less the escaping flow's
-    :math:`h = \min(W_{max}, a\,(r + \bar q/pps), (\bar q + pps\cdot r)/2)`; loss and time-outs per
-    packet are then scaled by the others' share of the packets,
+    :math:`h = \min(W_{max}, a\,(r + q_0/pps), (q_0 + pps\cdot r)/2)`, with
+    :math:`q_0` the cycle's queue without it, and the queue is the cycle's of
+    those ``n - 1`` flows; loss and time-outs per packet are then scaled by
+    the others' share of the packets,
     :math:`(\bar q + pps\cdot r - h)/(\bar q + pps\cdot r)`.
 
     Validity: P1 warns below 4 packets of storage per flow (the thesis'
@@ -390,7 +392,8 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
                                                        held, 0.0))
     else:
         spacing = tcp.TIMEOUT_SPACING[_checks.choice("sender", sender, tuple(tcp.TIMEOUT_SPACING))]
-        # The escaping flow's round trip at the cycle's queue without it (it moves that queue by under 1 %).
+        # The escaping flow's round trip at the cycle's queue without it (it moves that queue by 0.6-2.4 %
+        # on the reference rows, an access-limited window with it).
         q, _ = _p3_queue(n, b, wire)
         escaper, unmeasured = _escaping_window(n, np.maximum(q, 0.0) + wire, r + np.maximum(q, 0.0) / cap,
                                                _limit("max_window", max_window), _limit("access_rate", access_rate))
