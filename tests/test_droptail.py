@@ -149,7 +149,8 @@ def test_p3_is_eq_5_6_at_the_event_rate_without_wire_and_time_outs():
 def test_p3_against_the_packet_level_reference():
     # Issue 16: within 20 % on loss on every row with loss above 0.1 % and within 10 % on queue.
     # Measured (N = 20 ... 200): loss -21 -12 -5 -1 +5 +11 +7 %, queue -0.3 -0.1 +1.0 +1.3 -0.1 -2.5
-    # -1.8 %.  The 20-flow row misses the loss goal by 1.4 points: nothing in P3 is fitted to close it.
+    # -1.8 %.  The 20-flow row misses the loss goal by 1.4 points without the senders' limits (with
+    # them, -11.4 %: test_p3_with_the_escaping_flow_against_the_reference); nothing is fitted to it.
     # Eq. 5.6 (P1) on the same rows: -43 -34 -26 -21 -14 -3 -1 %, queue (= buffer) up to +8.8 %.
     ref = reference("droptail500")
     e = droptail.equilibrium(ref["flows"], ref["limit"], rtt=0.01, capacity=CAP)
@@ -166,6 +167,99 @@ def test_p3_against_the_packet_level_reference():
     assert p1_err[lossy].max() > 0.4  # and Eq. 5.6 misses by over 40 % where P3 is within 21 %
 
 
+# The reference's senders (shared/reference/README.md): a 64 KB window without scaling, 122 segments of
+# 536 bytes, and access links at max(10 x bottleneck / N, 1 Mbit/s).
+REFERENCE_WINDOW = 65535 // 536
+
+
+def reference_access(n):
+    return units.capacity(np.maximum(10 * 10e6 / np.asarray(n, dtype=float), 1e6), 576)
+
+
+@pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")
+def test_p3_with_the_escaping_flow_against_the_reference():
+    # With the senders' own limits (module docstring, step 5) one flow escapes the overflows.  Measured
+    # (N = 20 ... 200): loss -11.4 +1.7 +3.0 +4.0 +8.1 +13.8 +8.0 %, queue +2.0 +2.1 +2.4 +2.3 +0.6
+    # -1.8 -1.2 % (without the limits -21.4 ... +11.4 %).  Tolerances: 15 % on loss (the goal is 20 %)
+    # and 3 % on queue, each just above the largest error measured.
+    ref = reference("droptail500")
+    kw = {"rtt": 0.01, "capacity": CAP, "max_window": REFERENCE_WINDOW, "access_rate": reference_access(ref["flows"])}
+    e = droptail.equilibrium(ref["flows"], ref["limit"], **kw)
+    lossy = ref["drop_rate"] > 1e-3
+    loss_err = e.loss_rate / ref["drop_rate"] - 1
+    assert np.abs(loss_err[lossy]).max() < 0.15, loss_err
+    assert np.abs((e.queue / ref["avg_queue"] - 1)[lossy]).max() < 0.03
+    # The reference's Jain index of goodput, which P3 never sees, is what one flow holding the escaping
+    # flow's share s of the packets, the others equal, gives: 1 / (n (s^2 + (1 - s)^2 / (n - 1))).
+    # Measured: 0.55 0.33 0.42 0.49 0.55 0.43 0.36 against ns-3's 0.52 0.38 0.44 0.46 0.52 0.44 0.42;
+    # to 0.07, as the others are not equal in ns-3 (lower) and the escaping flow not always at its limit.
+    n = ref["flows"]
+    share = np.minimum(REFERENCE_WINDOW, kw["access_rate"] * (0.01 + e.queue / CAP)) / (e.queue + CAP * 0.01)
+    jain = 1 / (n * (share**2 + (1 - share) ** 2 / (n - 1)))
+    assert np.abs(jain - ref["jain"])[lossy].max() < 0.07, jain
+
+
+def test_p3_escaping_flow_parts():
+    n, rtt, acc = np.array([20.0, 100.0]), 0.05, units.capacity(1e6, 576)
+    e = droptail.equilibrium(n, 500, rtt=rtt, capacity=CAP, max_window=REFERENCE_WINDOW, access_rate=acc)
+    # The escaping flow: its limits at the round trip of the cycle's queue without it.
+    alone = droptail.equilibrium(n, 500, rtt=rtt, capacity=CAP)
+    escaper = np.minimum(REFERENCE_WINDOW, acc * (rtt + alone.queue / CAP))
+    storage = e.queue + CAP * rtt - escaper
+    # The other n - 1 flows hold the rest, P3's balance at their loss-event rate; their loss, per packet
+    # of all flows, is scaled by their share of the packets sent, their time-outs per flow-second by n - 1 / n.
+    kept = storage / (storage + escaper)
+    events = e.loss_rate / kept / e.losses_per_event
+    np.testing.assert_allclose(e.window, 0.87 / np.sqrt(events) - 1, rtol=1e-12)
+    np.testing.assert_allclose((n - 1) * (1 - e.timeout_fraction * n / (n - 1)) * e.window, storage, rtol=1e-9)
+    np.testing.assert_allclose(e.timeouts_per_packet, kept * tcp.timeout_rate(events, spacing=3), rtol=1e-12)
+    # The queue is the cycle's of the n - 1 flows that halve, with the escaping flow's packets fixed.
+    f = 1 - np.exp(-0.5)
+    dip = f * 14 / 27 * storage - (1 - f) * 0.5 * (n - 1)
+    t = dip / (0.5 * (n - 1))
+    np.testing.assert_allclose(e.queue, 500 - dip / 2 * (1 + t) / (2 + t), rtol=1e-9)
+    # No escaping flow without a limit below the storage or with one flow.
+    for kw in ({}, {"max_window": 1e9}, {"access_rate": 1e9}):
+        assert droptail.equilibrium(20, 500, rtt=rtt, capacity=CAP, **kw).loss_rate == alone.loss_rate[0]
+    # A limit of half the storage or more gives half the storage (warned): 20 flows at 50 ms hold
+    # about 500 + 108 packets; a 400-packet window gives what a window just under half of them gives.
+    half = (alone.queue[0] + CAP * rtt) / 2
+    with pytest.warns(TCPModelsWarning, match="half the storage"):
+        e400 = droptail.equilibrium(20, 500, rtt=rtt, capacity=CAP, max_window=400)
+    assert e400.loss_rate == pytest.approx(droptail.equilibrium(20, 500, rtt=rtt, capacity=CAP,
+                                                                max_window=half * (1 - 1e-12)).loss_rate, rel=1e-9)
+    one = {"rtt": rtt, "capacity": CAP}
+    assert (droptail.equilibrium(1, 500, max_window=50, **one).loss_rate
+            == droptail.equilibrium(1, 500, **one).loss_rate)
+    # P1 and P2, the thesis' forms, ignore the limits.
+    for model in ("P1", "P2"):
+        assert (droptail.equilibrium(20, 500, model=model, max_window=50, **one).loss_rate
+                == droptail.equilibrium(20, 500, model=model, **one).loss_rate)
+
+
+def test_p3_escaping_flow_monotone():
+    # More flows lose more, a bigger buffer less, with the escaping flow as without it.
+    kw = {"rtt": 0.1, "capacity": CAP, "max_window": REFERENCE_WINDOW, "access_rate": units.capacity(1e6, 576)}
+    n = np.linspace(2, 400, 200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TCPModelsWarning)
+        assert np.all(np.diff(droptail.equilibrium(n, 500, **kw).loss_rate) > 0)
+        assert np.all(np.diff(droptail.equilibrium(50, np.linspace(100, 3000, 200), **kw).loss_rate) < 0)
+    # At 10 ms, 20 flows, the 122-packet window is the whole storage (queue + wire without it) at a buffer
+    # of 108: below, no flow escapes; above, one holds half the storage (warned), and its window from a
+    # buffer of 241 on.  Loss jumps up once, where the flow starts escaping, and falls elsewhere.
+    buffers = np.arange(60.0, 400.0)
+    with pytest.warns(TCPModelsWarning, match="half the storage"):
+        e = droptail.equilibrium(20, buffers, rtt=0.01, capacity=CAP, max_window=REFERENCE_WINDOW)
+    storage = droptail.equilibrium(20, buffers, rtt=0.01, capacity=CAP).queue + CAP * 0.01
+    rises = np.flatnonzero(np.diff(e.loss_rate) > 0)
+    assert rises.size == 1 and storage[rises[0]] < REFERENCE_WINDOW <= storage[rises[0] + 1], buffers[rises]
+    assert buffers[rises[0] + 1] == 108 and buffers[np.argmax(storage >= 2 * REFERENCE_WINDOW)] == 241
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TCPModelsWarning)  # beyond the band: no warning
+        droptail.equilibrium(20, np.arange(241.0, 400.0), rtt=0.01, capacity=CAP, max_window=REFERENCE_WINDOW)
+
+
 @pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")
 def test_time_outs_against_the_reference():
     # The reference counts time-outs per data packet sent, as the models do: compared directly.
@@ -176,15 +270,17 @@ def test_time_outs_against_the_reference():
     # the two fractions compare to within that factor on top of the rate's error.
     # Measured P3 / reference, rows above 1e-3: per packet (N = 150, 200) 1.04, 0.86;
     # fraction (N = 40 ... 200) 2.9 3.2 3.1 3.2 1.6 1.15.  P1 (Tahoe's 13, propagation rtt):
-    # per packet 4.5, 3.8; fraction 206, 165, 114, 86, 25, 12.
+    # per packet 4.5, 3.8; fraction 206, 165, 114, 86, 25, 12.  P3 with the senders' limits: the
+    # others' smaller windows time out more: per packet 1.20, 0.97; fraction 5.2 4.5 3.9 3.7 1.9 1.3.
     ref = reference("droptail500")
     n = ref["flows"]
     busy = ref["timeouts_per_packet"] > 1e-3
     spent = ref["timeout_fraction"][busy] / (ref["timeouts_per_packet"][busy] * CAP / n[busy])
     assert np.all((spent > 0.5) & (spent < 1.0))
-    factors = {"P3": (1.5, 4.0), "P1": (5.0, 250.0)}
-    for model, (per_packet, fraction) in factors.items():
-        e = droptail.equilibrium(n, 500, rtt=0.01, capacity=CAP, model=model)
+    limits = {"max_window": REFERENCE_WINDOW, "access_rate": reference_access(n)}
+    factors = {("P3", False): (1.5, 4.0), ("P3", True): (1.5, 6.0), ("P1", False): (5.0, 250.0)}
+    for (model, limited), (per_packet, fraction) in factors.items():
+        e = droptail.equilibrium(n, 500, rtt=0.01, capacity=CAP, model=model, **(limits if limited else {}))
         ratio = e.timeouts_per_packet[busy] / ref["timeouts_per_packet"][busy]
         assert np.all((ratio > 1 / per_packet) & (ratio < per_packet)), (model, ratio)
         some = ref["timeout_fraction"] > 1e-3
@@ -255,7 +351,8 @@ def test_equilibrium_bad_input():
                        ({"rtt": 0}, "rtt"), ({"capacity": -1}, "capacity"), ({"rtt": np.nan}, "rtt"),
                        ({"model": "P9"}, "model"), ({"policy": "red"}, "policy"), ({"sender": "cubic"}, "sender"),
                        ({"rto": 0}, "rto"), ({"buffer": np.inf}, "buffer"), ({"n_flows": np.inf}, "n_flows"),
-                       ({"capacity": [2170, np.inf]}, "capacity")]:
+                       ({"capacity": [2170, np.inf]}, "capacity"), ({"max_window": 0}, "max_window"),
+                       ({"access_rate": -1}, "access_rate")]:
         args = {"n_flows": 10, "buffer": 500, **kw, **bad}
         with pytest.raises(ValueError, match=match):
             droptail.equilibrium(args.pop("n_flows"), args.pop("buffer"), **args)
@@ -273,15 +370,16 @@ def test_equilibrium_warnings():
 
 @settings(max_examples=20, deadline=None)
 @given(st.lists(st.tuples(st.floats(1, 1000), st.floats(20, 5000), st.floats(0.002, 0.3)), min_size=1, max_size=6),
-       st.sampled_from(["P1", "P2", "P3"]))
-def test_equilibrium_broadcasts_elementwise(points, model):
-    # An array of points gives, element by element, what each point gives alone.
+       st.sampled_from(["P1", "P2", "P3"]), st.booleans())
+def test_equilibrium_broadcasts_elementwise(points, model, limited):
+    # An array of points gives, element by element, what each point gives alone (with the senders' limits too).
     n, b, rtt = (np.array(x) for x in zip(*points, strict=True))
+    kw = {"max_window": 50.0, "access_rate": 300.0} if limited else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TCPModelsWarning)
-        e = droptail.equilibrium(n, b, rtt=rtt, capacity=CAP, model=model)
+        e = droptail.equilibrium(n, b, rtt=rtt, capacity=CAP, model=model, **kw)
         for i in range(len(points)):
-            one = droptail.equilibrium(n[i], b[i], rtt=rtt[i], capacity=CAP, model=model)
+            one = droptail.equilibrium(n[i], b[i], rtt=rtt[i], capacity=CAP, model=model, **kw)
             assert e.loss_rate[i] == pytest.approx(one.loss_rate, rel=1e-12)
             assert e.queue[i] == pytest.approx(one.queue, rel=1e-12)
 
