@@ -263,7 +263,7 @@ LOSS_EXCEPTIONS = {"red-N100-maxth500-maxp0.005": 0.35, "droptail500-N150": 0.35
 # RED at max_th 250 and 100 flows sits at the goal's edge with a step's ACKs
 # bunched or spread alike: seeds 1-8 time out 1.94-2.01x the reference's rate
 # bunched (mean 1.97), 1.93-2.03x spread (mean 2.00).
-TIMEOUT_EXCEPTIONS = {"droptail500-N150": 2.5, "red_maxth-N100": 2.5, "red-N100-maxth250": 2.1}
+TIMEOUT_EXCEPTIONS = {"droptail500-N150": 2.5, "red-N100-maxth250": 2.1}
 # The numbers below were measured with a step's ACKs still bunched (before the
 # spread merged).  What drives the two (measured, seed 1; not fixed yet): at drop-tail 150
 # flows the simulated queue swings (5th-95th percentile 311-500 packets where
@@ -274,6 +274,47 @@ TIMEOUT_EXCEPTIONS = {"droptail500-N150": 2.5, "red_maxth-N100": 2.5, "red-N100-
 # Floyd & Jacobson, keeps counting arrivals through forced drops (it resets
 # the count there only in its ns-1 compatibility mode); done so here, the
 # max_p 0.005 row moves by 1-2 % only (2 seeds: +22 % against +24 %).
+# Against an ns-3 3.44 replica of the drop-tail row (not in the repository; a
+# 1-packet device queue puts its loss 14 % above the reference at 150 flows,
+# 8 % at 200; seed 1, 40-80 s measured), with PRR and the trains (seed 1):
+# * ns-3 enters recovery 1, 2 or 3 round trips after a flow's first drop
+#   (first drop -> recovery or RTO, 10/25/50/75/90 %: 0.26/0.45/0.49/0.73/0.99 s
+#   at 150 flows, 0.28/0.48/0.54/0.93/1.18 s at 200, 0.25/0.26/0.42/0.48/0.72 s
+#   at max_p 0.005; the round trip is ~0.24 s, mostly queue): the packets sent
+#   after the loss bring their duplicate ACKs back, each SACK letting the next
+#   one out.  The simulator decides one round trip after the drop, always
+#   (0.24 s at every quantile), with all the duplicate ACKs at once.
+# * So its windows halve early and the retransmissions leave into the
+#   overflow that caused them: 11 % of retransmissions lost (ns-3: 3.9 % in
+#   recovery, below its 4.8 % loss; 8.0 % against 6.8 % at 200 flows), the
+#   queue cycles (5/25/50/75/95 %: 308/361/422/498/500; ns-3 456/481/495/498/500)
+#   through 0.5 s overflows of up to 82 drops per 0.1 s (ns-3 ~39) after which
+#   ~30 flows sit timed out at once; drops per 250 ms: variance/mean 77, 58 %
+#   of windows empty (ns-3 23 and 28 %).  Time-outs in 40 s: 440 after a lost
+#   retransmission, 242 with too few duplicate ACKs (ns-3: 158 from recovery,
+#   111 from open or disorder).
+# * Counting the duplicate ACKs as they come (fast retransmit at the third,
+#   no growth on them, a time-out when no packet able to bring one is left;
+#   tried, not merged) gives ns-3's timing (0.26/0.27/0.47/0.49/0.71 s), queue
+#   (445/472/492/499/500, -2 %), drop clustering (22 and 34 %), 2.2 % of
+#   retransmissions lost and time-outs x0.87 at 150 flows; max_p 0.005 -3 %.
+#   But loss then falls to -19 ... -24 % on every drop-tail row from 40 flows
+#   up (RED 150 flows time-outs x2.1; V2 of the dynamics rows 0.930 busy
+#   against 0.950): 1.33 drops per congestion event where the replica has
+#   1.53-1.58.  The drops the simulator then misses fall in fast recovery:
+#   3 % of its drops against ns-3's 8 % (13 % at 200 flows; state at the
+#   drop, ns-3: open 84 %, disorder 7 %, recovery 8 %, loss 1 %).  As it is,
+#   the early decision's extra losses offset that deficit.  Leaving the
+#   step's duplicate ACKs beyond the third to PRR (not one packet each) and
+#   running these rows with ns-3 3.44's own PRR (recovery="prr-ns3.44", the
+#   references' release, which lets more out early in recovery), every goal
+#   row is within the goals but drop-tail at 200 flows (-21 %; 150 flows
+#   -17 %, max_p 0.005 +5 %, time-outs x0.7-2.0, queue -10 ... +12 %), halving
+#   the step moves loss by 2 % or less (drop-tail 20 flows +7 %, 2 seeds), the
+#   dynamics rows keep their busy link (0.995/0.943/0.966/0.995).  Not merged:
+#   with RFC 6937's PRR (the default sender) drop-tail loss falls to -20 ...
+#   -25 % from 40 flows up, which also takes test_droptail's P3-against-the-
+#   simulator check beyond its 25 % (+43 % at 200 flows, 100 ms).
 # Over seeds 1-4 (4-seed means; a mean's seed spread is 0.1-2 % on loss,
 # 3-4 % for drop-tail below 30 flows, 15 % at 5 flows) the out rows read
 # max_p 0.005 +24 %, drop-tail 150 +27 %, drop-tail 200 +19 % on loss; with
