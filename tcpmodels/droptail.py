@@ -394,8 +394,8 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
         spacing = tcp.TIMEOUT_SPACING[_checks.choice("sender", sender, tuple(tcp.TIMEOUT_SPACING))]
         # The escaping flow's round trip at the cycle's queue without it (it moves that queue by 0.6-2.4 %
         # on the reference rows, an access-limited window with it).
-        q, _ = _p3_queue(n, b, wire)
-        escaper, unmeasured = _escaping_window(n, np.maximum(q, 0.0) + wire, r + np.maximum(q, 0.0) / cap,
+        alone = np.maximum(_p3_queue(n, b, wire)[0], 0.0)
+        escaper, unmeasured = _escaping_window(n, alone + wire, r + alone / cap,
                                                _limit("max_window", max_window), _limit("access_rate", access_rate))
         _checks.warn_where(unmeasured, "the senders' limits let one flow hold half the storage or more: P3 gives "
                                        "it half, measured only where the limit was about half the storage")
