@@ -184,10 +184,11 @@ def test_fpq_holds_five_packets_per_flow_and_its_loss_target(n_flows):
 # with SACK, RTO = max(1 s, SRTT + max(0.5 s, 4 RTTVAR)), delayed ACKs,
 # initial window 1, 64 KB window, RTT uniform on 8-12 ms, access links at
 # max(10 x bottleneck / N, 1 Mbit/s), starts over 10 s, statistics over
-# [20, 200] s.  sim.simulate runs the rows that share a shape as one batch.
+# [20, 200] s; fast recovery as ns-3 3.44's PRR runs it (the references'
+# ns-3 release; see below).  sim.simulate runs the rows that share a shape as one batch.
 def _ns3_scenario(n_flows, queue, ecn=False):
     return sim.Scenario(n_flows=n_flows, bandwidth=10e6, rtt=0.01, rtt_spread=0.4, packet_size=576,
-                        queue=queue, sender=sim.NewReno(sack=True, ecn=ecn),
+                        queue=queue, sender=sim.NewReno(sack=True, ecn=ecn, recovery="prr-ns3.44"),
                         access_rate=max(10 * 10e6 / n_flows, 1e6), start_spread=10.0,
                         duration=200.0, warmup=20.0, seed=1)
 
@@ -223,41 +224,63 @@ def ns3_runs():
 
 # Measured, simulator against ns-3, loss / queue error (%) and time-outs per
 # packet as a multiple of the reference's (in brackets where the reference's
-# exceeds 1e-3, the goal's rows), this file's batch (float32, seed 1), with
-# PRR fast recovery (RFC 6937, ns-3's default; NewReno.recovery), the RFC 6675
-# recovery's errors (3b8b062) after:
-#   RED 500/0.02, N = 10 ... 300:  +4/+4 x1.3, +3/+2 x3.2, +1/+3 x2.3, +3/+4 x2.3,
-#     +5/+5 x2.2, +1/+2 [x1.6], +3/-2 [x1.7], -9/-4 [x1.2]
-#     (RFC 6675: +2/+3 ... -10/-4, time-outs x1.1-3.0, within 2 points of these)
-#   RED N = 100, max_p 0.005, 0.01, 0.04, 0.08:  +27/-2 x2.7, +1/+1 x1.8,
-#     +4/+5 [x1.8], -1/+1 [x1.6]  (RFC 6675: +24/-2, +1/+1, +3/+4, -2/-0)
-#   RED N = 100, max_th 100, 250, 1000, 2000:  -14/-7 [x1.2], +7/-1 [x2.0],
-#     +2/+1 x1.7, +0/+0 x0.7  (RFC 6675: -13/-7, +6/-1, +0/+0, -0/-1)
-#   drop-tail 500, N = 5 ... 200:  +15/-6, -15/-7 x0.7, -1/-6 x2.9, -5/-5 x7.4,
-#     -5/-5 x4.0, -3/-6 x3.0, +9/-10 x3.4, +27/-14 [x2.0], +20/-10 [x1.4]
-#     (e08f405: N 150 -9/-2, N 200 -20/-1; N 5: loss 6e-5, a handful of drops)
-#   gentle RED 250/0.1, N = 50, 150, 300:  -14/-11 [x1.6], -12/-7 [x1.2],
-#     -14/-8 [x1.1]  (RFC 6675: -15/-13, -13/-8, -14/-8)
-#   RED 500/0.02 with ECN, N = 20, 70, 150, 300:  +12/+12, +9/+11, +7/+1 x12.4,
-#     -10/-4 [x1.1]  (RFC 6675: +12/+12, +9/+11, +6/+2 x9.7, -10/-5; ECN's
-#     reductions are immediate halvings: ns-3 3.44 paces them by PRR too, not modelled)
-# With PRR the drop-tail rows read +26/-8, -21/-8 x1.2, -3/-6 x3.5, -2/-5 x8.7,
-# -4/-5 x4.6, +4/-7 x3.8, +12/-10 x3.8, +27/-14 [x2.0], +21/-11 [x1.4] (loss at
-# 5 and 10 flows is below 0.1 %: 5e-5 and 6e-4, outside the goal).  With PRR and
-# drop-tail's overflow on the trains that meet the full buffer
-# (tests/test_sim_overflow.py): +26/-7, -11/-6 x1.5, -5/-5 x2.9, -4/-5 x7.9,
-# -4/-6 x4.3, +3/-7 x4.1, +12/-10 x3.8, +27/-14 [x2.0], +21/-11 [x1.4] (at 100-200
-# flows every flow's train fills the 4 ms step and the choice is the uniform one).
-# ns-3 3.44's own PRR counts a duplicate ACK's packet twice for the first half of
-# the round trip (NewReno(recovery="prr-ns3.44")); so run, the rows move away
-# from ns-3 3.44 (max_p 0.005 +38 %, drop-tail 150 flows +32 %, others within 5
-# points of PRR's): RFC 6937's PRR, as Linux and later ns-3 releases run it, is the default.
-# The rows below miss issue 12's 20 % goal for loss, or sit at its edge;
-# their bound is the previous validation's 35 %.  max_p 0.005: the average
-# queue sits at max_th, where RED drops everything (half the reference's drops
-# are those), and the share of such forced drops hangs on how the average
-# swings about max_th.  Drop-tail at 150-200 flows (windows of 3-4): the
-# simulated queue swings lower (426 against 494 packets) and drops more.
+# exceeds 1e-3, the goal's rows), this file's batch (seed 1).  The senders
+# are the references' own: ns-3 3.44's PRR (NewReno(recovery="prr-ns3.44"),
+# which counts a duplicate ACK's packet twice for the first half of the round
+# trip), fast retransmit at the third duplicate ACK counted as they return
+# (NewReno.loss_detected; tests/test_sim_dupacks.py):
+#   RED 500/0.02, N = 10 ... 300:  +6/+5 x1.0, +5/+5 x1.5, +2/+5 x1.2,
+#     +3/+4 x1.6, +3/+3 x1.9, -4/-2 [x2.0], -10/-1 [x1.5], -15/-1 [x1.1]
+#   RED N = 100, max_p 0.005, 0.01, 0.04, 0.08:  +5/+1 x1.8, +0/+0 x1.9,
+#     -0/+1 [x1.5], -6/-3 [x1.3]
+#   RED N = 100, max_th 100, 250, 1000, 2000:  -8/-6 [x0.8], -0/-0 [x1.4],
+#     +0/+0 x2.1, +1/+1 x1.1
+#   drop-tail 500, N = 5 ... 200:  +15/-8, -15/-6 x0.25, -7/-4 x1.4, -7/-5 x3.7,
+#     -9/-4 x1.8, -11/-4 x1.6, -11/-4 x1.2, -17/-2 [x0.83], -21/-1 [x0.87]
+#     (loss at 5 and 10 flows is below 0.1 %: 6e-5 and 5e-4, outside the goal)
+#   gentle RED 250/0.1, N = 50, 150, 300:  -8/-6 [x0.7], -14/-9 [x0.8], -16/-10 [x0.9]
+#   RED 500/0.02 with ECN, N = 20, 70, 150, 300:  +12/+12, +9/+11, +5/+2 x9.8,
+#     -9/-4 [x1.1]  (ECN's reductions are immediate halvings: ns-3 3.44
+#     paces them by PRR too, not modelled)
+# With RFC 6937's PRR (the default sender; Linux and later ns-3 releases)
+# drop-tail reads -20 ... -25 % from 40 flows up (-14 % at 20), RED 500/0.02
+# +2 ... -18 % (x2.1 at 150 flows), max_p 0.005 -4 %, gentle -11/-16/-18 %:
+# it lets the reduced window out more slowly than ns-3 3.44, and the flows in
+# recovery lose less (below).
+# Before (fd5b793: RFC 6937's PRR, fast retransmit one round trip after the
+# drop with every duplicate ACK at once): RED 500/0.02 +4 ... -9, max_p 0.005
+# +27/-2 x2.7, max_th 100/250 -14/-7 [x1.2], +7/-1 [x2.0], drop-tail N = 20
+# ... 200: -5/-5 x2.9, -4/-5 x7.9, -4/-6 x4.3, +3/-7 x4.1, +12/-10 x3.8,
+# +27/-14 [x2.0], +21/-11 [x1.4], gentle -14/-11, -12/-7, -14/-8 (loss
+# bound 35 % there; ns-3 3.44's PRR then moved max_p 0.005 to +38 % and
+# drop-tail 150 to +32 %).  What that missed, measured against an ns-3 3.44
+# replica of the rows (not in the repository; a 1-packet device queue puts
+# its loss 14 % above the reference at 150 flows, 8 % at 200; seed 1):
+# * ns-3 enters recovery 1, 2 or 3 round trips after a flow's first drop
+#   (first drop -> recovery or RTO, 10/25/50/75/90 %: 0.26/0.45/0.49/0.73/0.99 s
+#   at 150 flows, 0.28/0.48/0.54/0.93/1.18 s at 200, 0.25/0.26/0.42/0.48/0.72 s
+#   at max_p 0.005; the round trip is ~0.24 s, mostly queue): the packets sent
+#   after the loss bring their duplicate ACKs back, each SACK letting the next
+#   one out.  The simulator decided one round trip after the drop, always.
+# * So its windows halved early and the retransmissions left into the
+#   overflow that caused them: 11 % of retransmissions lost (ns-3: 3.9 % in
+#   recovery, below its 4.8 % loss; 8.0 % against 6.8 % at 200 flows), the
+#   queue cycled (5/25/50/75/95 %: 308/361/422/498/500; ns-3 456/481/495/498/500)
+#   through 0.5 s overflows of up to 82 drops per 0.1 s (ns-3 ~39), after
+#   which ~30 flows sat timed out at once; drops per 250 ms: variance/mean
+#   77, 58 % of windows empty (ns-3 23 and 28 %).  Time-outs in 40 s: 440
+#   after a lost retransmission, 242 with too few duplicate ACKs (ns-3: 158
+#   from recovery, 111 from open or disorder).
+# * Counting the duplicate ACKs as they come gives ns-3's timing (150 flows:
+#   0.26/0.27/0.47/0.49/0.71 s), queue (445/472/492/499/500), drop clustering
+#   (22 and 34 %), 2.2 % of retransmissions lost, time-outs x0.87.  With RFC
+#   6937's PRR 1.33 drops per congestion event remain where the replica has
+#   1.53-1.58: 3 % of the drops fall in fast recovery against ns-3's 8 % (13 %
+#   at 200 flows; state at the drop, ns-3: open 84 %, disorder 7 %, recovery
+#   8 %, loss 1 %); ns-3 3.44's PRR, which lets more out early in recovery,
+#   closes most of that.
+# Drop-tail at 200 flows sits at the goal's edge (-21 %; the replica's loss
+# there is the reference's +8 %): bound 25 %.
 # Not simulated either: drop-tail's lock-out.  The reference's Jain index of
 # goodput on the drop-tail rows is 0.523/0.384/0.521/0.425 at 20/40/100/200
 # flows, the simulator's 0.979/0.987/0.991/0.993 (seed 1): in every run of an
@@ -266,68 +289,7 @@ def ns3_runs():
 # of the bottleneck; tcpmodels.droptail's P3 step 5).  ns-3's loss among the
 # other flows is then about the row's over 0.9: at 150 flows 0.046 against the
 # simulator's 0.053 (an estimate from the replica's share, not a simulation).
-LOSS_EXCEPTIONS = {"red-N100-maxth500-maxp0.005": 0.35, "droptail500-N150": 0.35, "droptail500-N200": 0.35}
-# Time-outs at the goal's factor 2 (x1.9-2.0 measured): 2.5.
-# RED at max_th 250 and 100 flows sits at the goal's edge with a step's ACKs
-# bunched or spread alike: seeds 1-8 time out 1.94-2.01x the reference's rate
-# bunched (mean 1.97), 1.93-2.03x spread (mean 2.00).
-TIMEOUT_EXCEPTIONS = {"droptail500-N150": 2.5, "red-N100-maxth250": 2.1}
-# The numbers below were measured with a step's ACKs still bunched (before the
-# spread merged).  What drives the two (measured, seed 1; not fixed yet): at drop-tail 150
-# flows the simulated queue swings (5th-95th percentile 311-500 packets where
-# ns-3's averages 494), 64 % of the time-outs follow a lost retransmission
-# (18 % of fast recoveries lose one against 5.3 % loss overall: the
-# retransmissions leave into the overflow that caused them) and 36 % a loss
-# with no packet behind it (windows of 2.5).  ns-3's RedQueueDisc, unlike
-# Floyd & Jacobson, keeps counting arrivals through forced drops (it resets
-# the count there only in its ns-1 compatibility mode); done so here, the
-# max_p 0.005 row moves by 1-2 % only (2 seeds: +22 % against +24 %).
-# Against an ns-3 3.44 replica of the drop-tail row (not in the repository; a
-# 1-packet device queue puts its loss 14 % above the reference at 150 flows,
-# 8 % at 200; seed 1, 40-80 s measured), with PRR and the trains (seed 1):
-# * ns-3 enters recovery 1, 2 or 3 round trips after a flow's first drop
-#   (first drop -> recovery or RTO, 10/25/50/75/90 %: 0.26/0.45/0.49/0.73/0.99 s
-#   at 150 flows, 0.28/0.48/0.54/0.93/1.18 s at 200, 0.25/0.26/0.42/0.48/0.72 s
-#   at max_p 0.005; the round trip is ~0.24 s, mostly queue): the packets sent
-#   after the loss bring their duplicate ACKs back, each SACK letting the next
-#   one out.  The simulator decides one round trip after the drop, always
-#   (0.24 s at every quantile), with all the duplicate ACKs at once.
-# * So its windows halve early and the retransmissions leave into the
-#   overflow that caused them: 11 % of retransmissions lost (ns-3: 3.9 % in
-#   recovery, below its 4.8 % loss; 8.0 % against 6.8 % at 200 flows), the
-#   queue cycles (5/25/50/75/95 %: 308/361/422/498/500; ns-3 456/481/495/498/500)
-#   through 0.5 s overflows of up to 82 drops per 0.1 s (ns-3 ~39) after which
-#   ~30 flows sit timed out at once; drops per 250 ms: variance/mean 77, 58 %
-#   of windows empty (ns-3 23 and 28 %).  Time-outs in 40 s: 440 after a lost
-#   retransmission, 242 with too few duplicate ACKs (ns-3: 158 from recovery,
-#   111 from open or disorder).
-# * Counting the duplicate ACKs as they come (fast retransmit at the third,
-#   no growth on them, a time-out when no packet able to bring one is left;
-#   tried, not merged) gives ns-3's timing (0.26/0.27/0.47/0.49/0.71 s), queue
-#   (445/472/492/499/500, -2 %), drop clustering (22 and 34 %), 2.2 % of
-#   retransmissions lost and time-outs x0.87 at 150 flows; max_p 0.005 -3 %.
-#   But loss then falls to -19 ... -24 % on every drop-tail row from 40 flows
-#   up (RED 150 flows time-outs x2.1; V2 of the dynamics rows 0.930 busy
-#   against 0.950): 1.33 drops per congestion event where the replica has
-#   1.53-1.58.  The drops the simulator then misses fall in fast recovery:
-#   3 % of its drops against ns-3's 8 % (13 % at 200 flows; state at the
-#   drop, ns-3: open 84 %, disorder 7 %, recovery 8 %, loss 1 %).  As it is,
-#   the early decision's extra losses offset that deficit.  Leaving the
-#   step's duplicate ACKs beyond the third to PRR (not one packet each) and
-#   running these rows with ns-3 3.44's own PRR (recovery="prr-ns3.44", the
-#   references' release, which lets more out early in recovery), every goal
-#   row is within the goals but drop-tail at 200 flows (-21 %; 150 flows
-#   -17 %, max_p 0.005 +5 %, time-outs x0.7-2.0, queue -10 ... +12 %), halving
-#   the step moves loss by 2 % or less (drop-tail 20 flows +7 %, 2 seeds), the
-#   dynamics rows keep their busy link (0.995/0.943/0.966/0.995).  Not merged:
-#   with RFC 6937's PRR (the default sender) drop-tail loss falls to -20 ...
-#   -25 % from 40 flows up, which also takes test_droptail's P3-against-the-
-#   simulator check beyond its 25 % (+43 % at 200 flows, 100 ms).
-# Over seeds 1-4 (4-seed means; a mean's seed spread is 0.1-2 % on loss,
-# 3-4 % for drop-tail below 30 flows, 15 % at 5 flows) the out rows read
-# max_p 0.005 +24 %, drop-tail 150 +27 %, drop-tail 200 +19 % on loss; with
-# PRR +27 % (seeds +26 ... +28), +28 % and +21 %; over seeds 1-8 (200 s, float64)
-# with PRR and the trains drop-tail 150 and 200 read +28 % and +21 %.
+LOSS_EXCEPTIONS = {"droptail500-N200": 0.25}
 #
 # Halving the step (4 ms to 2 ms on every row), 4 seeds at each, change of
 # loss / queue (%), seed spread of the difference in brackets where above 1 %:
@@ -366,12 +328,11 @@ TIMEOUT_EXCEPTIONS = {"droptail500-N150": 2.5, "red-N100-maxth250": 2.1}
 def test_loss_and_queue_match_packet_level_reference(ns3_runs, key):
     # Issue 12's goals: loss within 20 % wherever it exceeds 0.1 % (below,
     # drop-tail at 5 flows: 5e-5, a handful of drops), the average queue
-    # within 15 % (drop-tail: 20 %, measured -4 ... -14 %); the link is busy
-    # throughout, as in ns-3.
+    # within 15 % (measured -10 ... +12 %); the link is busy throughout, as in ns-3.
     r, ref = ns3_runs[key], ROWS[key][1]
     if ref["drop_rate"] > 1e-3:
         assert r.loss_rate == pytest.approx(ref["drop_rate"], rel=LOSS_EXCEPTIONS.get(key, 0.2))
-    assert r.queue == pytest.approx(ref["avg_queue"], rel=0.2 if key.startswith("droptail") else 0.15)
+    assert r.queue == pytest.approx(ref["avg_queue"], rel=0.15)
     assert r.utilization > 0.99
 
 
@@ -381,17 +342,18 @@ def test_timeouts_within_factor_2_of_reference(ns3_runs, key):
     # thousand packets (below that a run holds a few dozen time-outs, and the
     # light rows still time out 2-7x more: losses at windows of 2-3 packets
     # that none of the few packets behind them survives).
+    # Measured x0.7-2.0 (RED 500/0.02 at 150 flows x1.96).
     ratio = ns3_runs[key].timeouts_per_packet / ROWS[key][1]["timeouts_per_packet"]
-    bound = max((v for k, v in TIMEOUT_EXCEPTIONS.items() if key.startswith(k)), default=2.0)
-    assert 1 / bound <= ratio <= bound
+    assert 0.5 <= ratio <= 2.0
 
 
 def test_windows_match_reference(ns3_runs):
     # Not a goal, but it shows the sender: the average window is within 10 %
     # of ns-3's on the RED, gentle and ECN rows (measured -3 ... +5 %; with
     # RFC 6675 recovery -9 ... +5 %: PRR's window in recovery is, as ns-3
-    # traces it, the pipe plus what may leave), and 5-14 % low on drop-tail,
-    # whose simulated queue sits lower (bound 25 %).
+    # traces it, the pipe plus what may leave; measured 0 ... +5 % with ns-3
+    # 3.44's PRR and the duplicate ACKs counted as they come), and 1-10 % low
+    # on drop-tail (bound 25 %; 5-14 % before, with the queue lower).
     for key, r in ns3_runs.items():
         tolerance = 0.25 if key.startswith("droptail") else 0.1
         assert r.window == pytest.approx(ROWS[key][1]["avg_cwnd"], rel=tolerance), key
