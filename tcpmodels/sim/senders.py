@@ -273,9 +273,10 @@ class Sender:
             f.state[jo] = PENDING
             f.drop_mark[jo] = f.dropped[jo] - djo
             f.sent_mark[jo] = f.sent[jo] - f.backlog[jo] - surv_after - (djo - 1)
-            # In flight ahead of the lost packet: ACKed before its turn.
-            f.ack_mark[jo] = f.acked[jo] + f.inflight[jo] - f.backlog[jo] - surv_after - djo
-            f.t_dupack[jo] = np.inf
+            if self.counts_dupacks is not None:  # (only they read it: the others skip the cost)
+                # In flight ahead of the lost packet: ACKed before its turn.
+                f.ack_mark[jo] = f.acked[jo] + f.inflight[jo] - f.backlog[jo] - surv_after - djo
+                f.t_dupack[jo] = np.inf
         r = st == RECOVERY
         jr = j[r]
         if jr.size:
@@ -318,8 +319,9 @@ class Sender:
             f.drop_mark[i] = f.dropped[i] - 1.0
             # Sent after it: its packets queued behind it, the step's, the access link's.
             f.sent_mark[i] = f.sent[i] - f.backlog[i] - arriving - behind
-            f.ack_mark[i] = f.acked[i] + f.inflight[i] - f.backlog[i] - arriving - behind - 1.0
-            f.t_dupack[i] = np.inf
+            if self.counts_dupacks is not None:
+                f.ack_mark[i] = f.acked[i] + f.inflight[i] - f.backlog[i] - arriving - behind - 1.0
+                f.t_dupack[i] = np.inf
             k = self.ring.k
             f.t_next[i] = ((slot - k) % self.ring.L + k) * self.dt
         elif f.state[i] == RECOVERY:
@@ -378,8 +380,9 @@ class Sender:
             f.state[jm] = PENDING
             f.drop_mark[jm] = f.dropped[jm] - f.carried[jm]
             f.sent_mark[jm] = f.sent[jm] - f.inflight[jm]
-            f.ack_mark[jm] = f.acked[jm]
-            f.t_dupack[jm] = np.inf
+            if self.counts_dupacks is not None:  # everything in flight was sent after the loss
+                f.ack_mark[jm] = f.acked[jm]
+                f.t_dupack[jm] = np.inf
             f.grow[jm] = self.ack_gain[jm]
             f.t_next[jm] = now + f.prop[jm] + f.qdelay(jm)
         jo = j[~more]
