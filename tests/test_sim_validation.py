@@ -309,8 +309,14 @@ def ns3_runs():
 # simulator's 0.053 (an estimate from the replica's share, not a simulation).
 LOSS_EXCEPTIONS = {"droptail500-N200": 0.25}
 #
-# Halving the step (4 ms to 2 ms on every row), 4 seeds at each, change of
-# loss / queue (%), seed spread of the difference in brackets where above 1 %:
+# Halving the step (4 ms to 2 ms on every row) with ns-3 3.44's PRR and the
+# duplicate ACKs counted as they come, seeds 1-2 at each, change of loss /
+# queue (%): every RED, gentle and ECN row within 1.2 % on loss (RED 500/0.02
+# at 10 flows -1.2 %), 1.0 % on queue; drop-tail 10 ... 200 flows -0.2, +6.6
+# (seeds +3.6, +9.5), +1.3, -2.1, -0.5, -0.7, -0.1, +2.0 % on loss, queue
+# within 0.6 %; 5 flows -10 % (a few dozen drops a run).
+# Before the duplicate ACKs were counted (RFC 6937's or RFC 6675's recovery),
+# 4 seeds at each, seed spread of the difference in brackets where above 1 %:
 #   RED 500/0.02, N = 10 ... 300:  -0/+0, +0/+1, +0/+1, +1/+2, -0/-0, +0/+0,
 #     +2/-0, -0/+0
 #   RED max_p 0.005 ... 0.08:  +2 (1.2)/-0, -1/+0, +0/+1, +0/+0;
