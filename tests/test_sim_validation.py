@@ -491,8 +491,13 @@ def test_halving_the_step_moves_loss_and_queue_less_than_5_percent(step_study, k
     # +1.1; with RFC 6937's PRR (the default) -4.2 / +1.0, +2.0 / -2.5,
     # +0.2 / +1.1, +2.4 / +2.5, -0.9 / -1.4, +1.2 / -2.0: ns-3 3.44's PRR,
     # which lets one packet out per ACK early in recovery, moves V1 and V2
-    # (30 flows, 50 Mbit/s, ~100 ms) beyond the goal's 5 % on loss.  Bound
-    # 10 %: 4 seeds, whose mean's spread is 2-3 %.
+    # (30 flows, 50 Mbit/s, ~100 ms) beyond the goal's 5 % on loss.  Over 8
+    # seeds at the default step, half and a quarter: V1 loss +6.9 %, then
+    # -0.4 %; V2 +8.9 %, then +0.0 %, i.e. settled from half the step on,
+    # where V2 reads loss +26 % and utilization 0.928 against ns-3's 0.950
+    # (outside the dynamics goals, which the default step meets: +16 %,
+    # 0.939); RFC 6937's PRR V1 +1.6, -0.3 %, V2 -0.1, -0.1 % (0.944, 0.942,
+    # 0.939 busy).  Bound 10 %: 4 seeds, whose mean's spread is 2-3 %.
     # (The 10 ms reference rows: see the table above the reference tests.)
     default, half = step_study[key]
     for name in ("loss_rate", "queue"):
