@@ -42,10 +42,10 @@ def standard(n_flows=1000, bandwidth=10e6, duration=500.0, **kw):
                         duration=duration, warmup=20.0, **kw)
 
 
-def few_flows(**kw):
+def few_flows(sender=None, **kw):
     # Issue 12's few-flow, large-BDP case: ns-3 measured loss 0.00032, queue 322 packets.
     return sim.Scenario(n_flows=20, bandwidth=20e6, rtt=0.2, rtt_spread=0.1, packet_size=576,
-                        queue=sim.DropTail(buffer=434), sender=sim.NewReno(sack=True), access_rate=1e7,
+                        queue=sim.DropTail(buffer=434), sender=sender or sim.NewReno(sack=True), access_rate=1e7,
                         duration=200.0, warmup=20.0, **kw)
 
 
@@ -111,6 +111,9 @@ def main(argv=None):
           f"(a quarter of the buffer's {few.drain_time * 1e3:.0f} ms drain time)")
     print(f"  loss {rf.loss_rate:.2e} (ns-3 3.2e-04), queue {rf.queue:.0f} pkt (ns-3 322), utilization "
           f"{rf.utilization:.3f}; at half the step: loss {half.loss_rate:.2e}, queue {half.queue:.0f}")
+    # Like with like: ns-3 3.44's PRR, as the packet-level run had it (the default is RFC 6937's).
+    ns3 = sim.simulate(few_flows(sender=sim.NewReno(sack=True, recovery="prr-ns3.44")))
+    print(f"  with ns-3 3.44's PRR (recovery='prr-ns3.44'): loss {ns3.loss_rate:.2e}, queue {ns3.queue:.0f}")
 
     short_transfers_and_tcpe(args.repeat)
 

@@ -65,13 +65,21 @@ def _one_recovery(recovery, acks=21):
     """A flow with 20 packets of window and 2 sent by limited transmit loses one: what each ACK lets out.
 
     As ns-3 sees it at the third duplicate ACK: FlightSize 22, the pipe
-    (RecoverFS) 22 - 3 SACKed - 1 lost = 18, ssthresh 9.
+    (RecoverFS) 22 - 3 SACKed - 1 lost = 18, ssthresh 9.  With PRR the
+    duplicate ACKs are counted as they come: the three are in (ACKed beyond
+    ``ack_mark``, out of the flight) and the first ACK below is the fourth;
+    RFC 6675's recovery decides at the lost packet's ACK, the duplicate ACKs
+    after it (prr_delivered then counts from the third of the ACKs below).
     """
     s = sim.Scenario(n_flows=1, bandwidth=10e6, rtt=0.1, queue=sim.DropTail(buffer=100),
                      sender=sim.NewReno(sack=True, recovery=recovery, max_window=100), duration=1.0, warmup=0.0)
     e = _Engine([s], False)
     f, sender, j = e.flows, e.sender, np.array([0])
     f.cwnd[0], f.inflight[0], f.acked[0], f.sent[0], f.ssthresh[0] = 20.0, 22.0, 100.0, 122.0, 9.0
+    if sender.counts_dupacks is not None:
+        # (the third let a new packet out before the decision)
+        f.ack_mark[0], f.acked[0], f.inflight[0], f.sent[0] = 100.0, 103.0, 20.0, 123.0
+        assert sender.reduced_on_loss(j)[0] == 9.0
     sender.fast_retransmit(j, np.array([1.0]), np.array([9.0]), 0.0)
     sent = []
     for _ in range(acks):  # one ACK at a time, each followed by what the window lets out
@@ -89,8 +97,11 @@ def test_prr_sends_one_packet_per_two_delivered_over_the_round_trip():
     # third duplicate ACK.  New packets leave on ACKs 5, 7, ..., 19, spread over
     # the round trip; on the last ACK the pipe is at ssthresh, and the reduction
     # bound (pipe <= ssthresh) lets nothing more out: 8 new packets, pipe 9.
-    sent, f, _ = _one_recovery("prr")
-    assert sent == [0, 0, 0, 0] + [1, 0] * 8 + [0]
+    # The simulator's third duplicate ACK let a new packet out before the
+    # decision (the list starts at ACK 4): prr_out starts at 2 with the
+    # retransmission, and ACKs 7, 9, ..., 19 let the other 7 out.
+    sent, f, _ = _one_recovery("prr", acks=18)
+    assert sent == [0, 0, 0] + [1, 0] * 7 + [0]
     assert f.recover_fs[0] == 18 and f.inflight[0] == 9
     # RFC 6675: nothing until the pipe falls below ssthresh (13 ACKs), then one per ACK.
     sent, _, _ = _one_recovery("rfc6675")
@@ -101,9 +112,10 @@ def test_prr_as_ns3_3_44_counts_duplicate_acks_twice():
     # ns-3 3.44's TcpPrrRecovery adds a segment to a duplicate ACK's SACKed data
     # while prr_delivered < RecoverFS (fixed in ns-3 after 3.44): prr_delivered
     # runs 2, 4, ..., 18, then 19, 20, ...: one packet out per ACK on ACKs 4-12,
-    # then one per two; 13 new packets, the pipe ends at 14 (1.5 ssthresh).
-    sent, f, _ = _one_recovery("prr-ns3.44")
-    assert sent == [0, 0, 0] + [1] * 9 + [0, 1] * 4 + [0]
+    # then one per two; 13 new packets, the pipe ends at 14 (1.5 ssthresh)
+    # (the list starts at ACK 4; ACK 3 let the first out, as above).
+    sent, f, _ = _one_recovery("prr-ns3.44", acks=18)
+    assert sent == [0] + [1] * 8 + [0, 1] * 4 + [0]
     assert f.inflight[0] == 14
 
 

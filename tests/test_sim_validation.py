@@ -184,10 +184,21 @@ def test_fpq_holds_five_packets_per_flow_and_its_loss_target(n_flows):
 # with SACK, RTO = max(1 s, SRTT + max(0.5 s, 4 RTTVAR)), delayed ACKs,
 # initial window 1, 64 KB window, RTT uniform on 8-12 ms, access links at
 # max(10 x bottleneck / N, 1 Mbit/s), starts over 10 s, statistics over
-# [20, 200] s.  sim.simulate runs the rows that share a shape as one batch.
+# [20, 200] s; fast recovery as ns-3 3.44's PRR runs it (the references'
+# ns-3 release; see below).  sim.simulate runs the rows that share a shape as one batch.
+def _references_sender(ecn=False):
+    # Like with like: the references ran ns-3 3.44, whose PRR counts a
+    # duplicate ACK's packet twice for the first half of the round trip
+    # (recovery="prr-ns3.44"); the simulator's default is RFC 6937's PRR, as
+    # Linux and later ns-3 releases run it.  The 10 ms rows, the dynamics
+    # rows, the motion rows and the few-flow case are compared with the
+    # former; the default's errors are recorded beside them.
+    return sim.NewReno(sack=True, ecn=ecn, recovery="prr-ns3.44")
+
+
 def _ns3_scenario(n_flows, queue, ecn=False):
     return sim.Scenario(n_flows=n_flows, bandwidth=10e6, rtt=0.01, rtt_spread=0.4, packet_size=576,
-                        queue=queue, sender=sim.NewReno(sack=True, ecn=ecn),
+                        queue=queue, sender=_references_sender(ecn),
                         access_rate=max(10 * 10e6 / n_flows, 1e6), start_spread=10.0,
                         duration=200.0, warmup=20.0, seed=1)
 
@@ -223,41 +234,89 @@ def ns3_runs():
 
 # Measured, simulator against ns-3, loss / queue error (%) and time-outs per
 # packet as a multiple of the reference's (in brackets where the reference's
-# exceeds 1e-3, the goal's rows), this file's batch (float32, seed 1), with
-# PRR fast recovery (RFC 6937, ns-3's default; NewReno.recovery), the RFC 6675
-# recovery's errors (3b8b062) after:
-#   RED 500/0.02, N = 10 ... 300:  +4/+4 x1.3, +3/+2 x3.2, +1/+3 x2.3, +3/+4 x2.3,
-#     +5/+5 x2.2, +1/+2 [x1.6], +3/-2 [x1.7], -9/-4 [x1.2]
-#     (RFC 6675: +2/+3 ... -10/-4, time-outs x1.1-3.0, within 2 points of these)
-#   RED N = 100, max_p 0.005, 0.01, 0.04, 0.08:  +27/-2 x2.7, +1/+1 x1.8,
-#     +4/+5 [x1.8], -1/+1 [x1.6]  (RFC 6675: +24/-2, +1/+1, +3/+4, -2/-0)
-#   RED N = 100, max_th 100, 250, 1000, 2000:  -14/-7 [x1.2], +7/-1 [x2.0],
-#     +2/+1 x1.7, +0/+0 x0.7  (RFC 6675: -13/-7, +6/-1, +0/+0, -0/-1)
-#   drop-tail 500, N = 5 ... 200:  +15/-6, -15/-7 x0.7, -1/-6 x2.9, -5/-5 x7.4,
-#     -5/-5 x4.0, -3/-6 x3.0, +9/-10 x3.4, +27/-14 [x2.0], +20/-10 [x1.4]
-#     (e08f405: N 150 -9/-2, N 200 -20/-1; N 5: loss 6e-5, a handful of drops)
-#   gentle RED 250/0.1, N = 50, 150, 300:  -14/-11 [x1.6], -12/-7 [x1.2],
-#     -14/-8 [x1.1]  (RFC 6675: -15/-13, -13/-8, -14/-8)
-#   RED 500/0.02 with ECN, N = 20, 70, 150, 300:  +12/+12, +9/+11, +7/+1 x12.4,
-#     -10/-4 [x1.1]  (RFC 6675: +12/+12, +9/+11, +6/+2 x9.7, -10/-5; ECN's
-#     reductions are immediate halvings: ns-3 3.44 paces them by PRR too, not modelled)
-# With PRR the drop-tail rows read +26/-8, -21/-8 x1.2, -3/-6 x3.5, -2/-5 x8.7,
-# -4/-5 x4.6, +4/-7 x3.8, +12/-10 x3.8, +27/-14 [x2.0], +21/-11 [x1.4] (loss at
-# 5 and 10 flows is below 0.1 %: 5e-5 and 6e-4, outside the goal).  With PRR and
-# drop-tail's overflow on the trains that meet the full buffer
-# (tests/test_sim_overflow.py): +26/-7, -11/-6 x1.5, -5/-5 x2.9, -4/-5 x7.9,
-# -4/-6 x4.3, +3/-7 x4.1, +12/-10 x3.8, +27/-14 [x2.0], +21/-11 [x1.4] (at 100-200
-# flows every flow's train fills the 4 ms step and the choice is the uniform one).
-# ns-3 3.44's own PRR counts a duplicate ACK's packet twice for the first half of
-# the round trip (NewReno(recovery="prr-ns3.44")); so run, the rows move away
-# from ns-3 3.44 (max_p 0.005 +38 %, drop-tail 150 flows +32 %, others within 5
-# points of PRR's): RFC 6937's PRR, as Linux and later ns-3 releases run it, is the default.
-# The rows below miss issue 12's 20 % goal for loss, or sit at its edge;
-# their bound is the previous validation's 35 %.  max_p 0.005: the average
-# queue sits at max_th, where RED drops everything (half the reference's drops
-# are those), and the share of such forced drops hangs on how the average
-# swings about max_th.  Drop-tail at 150-200 flows (windows of 3-4): the
-# simulated queue swings lower (426 against 494 packets) and drops more.
+# exceeds 1e-3, the goal's rows), this file's batch (seed 1), with the
+# references' own fast recovery, ns-3 3.44's PRR (_references_sender), and
+# fast retransmit at the third duplicate ACK counted as they return
+# (NewReno.loss_detected; tests/test_sim_dupacks.py):
+#   RED 500/0.02, N = 10 ... 300:  +6/+5 x1.0, +5/+5 x1.5, +2/+5 x1.2,
+#     +3/+4 x1.6, +3/+3 x1.9, -4/-2 [x2.0], -10/-1 [x1.5], -15/-1 [x1.1]
+#   RED N = 100, max_p 0.005, 0.01, 0.04, 0.08:  +5/+1 x1.8, +0/+0 x1.9,
+#     -0/+1 [x1.5], -6/-3 [x1.3]
+#   RED N = 100, max_th 100, 250, 1000, 2000:  -8/-6 [x0.8], -0/-0 [x1.4],
+#     +0/+0 x2.1, +1/+1 x1.1
+#   drop-tail 500, N = 5 ... 200:  +15/-8, -15/-6 x0.25, -7/-4 x1.4, -7/-5 x3.7,
+#     -9/-4 x1.8, -11/-4 x1.6, -11/-4 x1.2, -17/-2 [x0.83], -21/-1 [x0.87]
+#     (loss at 5 and 10 flows is below 0.1 %: 5e-5 and 6e-4, outside the goal)
+#   gentle RED 250/0.1, N = 50, 150, 300:  -8/-6 [x0.7], -14/-9 [x0.8], -16/-10 [x0.9]
+#   RED 500/0.02 with ECN, N = 20, 70, 150, 300:  +12/+12, +9/+11, +5/+2 x9.8,
+#     -9/-4 [x1.1]  (ECN's reductions are immediate halvings: ns-3 3.44
+#     paces them by PRR too, not modelled)
+# With the default sender, RFC 6937's PRR (Linux and later ns-3 releases),
+# the same batch reads (measured, seed 1):
+#   RED 500/0.02:  +2/+3 x0.7, +2/+2 x1.3, -0/+2 x1.3, -1/+1 x1.9, -1/-1 x2.0,
+#     -8/-5 [x2.14], -18/-1 [x1.4], -18/-2 [x1.1]
+#   max_p:  -4/+1 x1.6, -3/-3 x2.1, -4/-2 [x1.6], -9/-7 [x1.4];  max_th:  -13/-5
+#     [x0.8], -8/-1 [x1.4], -3/-3 x2.3, -3/-3 x0.8
+#   drop-tail:  +5/-6, -22/-6 x0.0, -14/-3 x0.25, -21/-3 x1.1, -20/-2 x0.8,
+#     -21/-2 x1.0, -21/-2 x0.9, -21/-3 [x0.85], -25/-2 [x0.84]
+#   gentle:  -11/-9 [x0.7], -16/-11 [x0.8], -18/-12 [x0.9];  ECN:  +12/+12,
+#     +9/+11, +5/+2 x10.9, -11/-4 [x1.1]
+# i.e. drop-tail's loss 20-25 % low from 40 flows up (outside the goal on
+# five rows) and RED at 150 flows timing out 2.14x: it lets the reduced
+# window out more slowly than ns-3 3.44, and its flows in recovery lose less
+# (below).  Whose gap is that?  Replica measurements (an ns-3 3.44 replica,
+# not in the repository, with a 1-packet device queue, run with 3.44's PRR
+# and with RFC 6937's, i.e. 3.44's double count removed; 100 s, seeds 1-3):
+# RFC 6937's PRR loses 3-12 % less than 3.44's on drop-tail (-11.8, -5.4,
+# -8.2, -2.9 % at 40, 100, 150, 200 flows), 3-7 % on RED 0.005 and 0.02,
+# 4-6 % on drop-tail at 100 ms, and the simulator's default moves against
+# its prr-ns3.44 alike (-12, -11, -6, -5 %).  Against the matching replica
+# variant the simulator is as low with either PRR (drop-tail 40 ... 200:
+# RFC 6937 -18, -24, -22, -24 %; 3.44 -18, -18, -24, -22 %).  So ns-3
+# 3.44's double count explains a real 3-12 % of the default's deficit (an
+# RFC 6937 reference, estimated from the replica's ratio, would put the
+# default at about -8, -16, -15, -23 % on drop-tail 40 ... 200, RED 0.005
+# +2 %, RED 0.02 at 150 flows -5 %); the rest, growing with the flows, is
+# the simulator's own with either PRR: its fast recoveries last one round
+# trip where 25-30 % of ns-3's take two or three (mean 1.0 against 1.45
+# RTT), fewer drops hit flows in recovery (RFC 6937's path 2-3 % at
+# 150-200 flows, ns-3 8-11 %), and k, the drops per congestion event, is
+# 1.30-1.45 against 1.45-1.63.  The excess time-outs at RED 0.02, 150 flows
+# are the simulator's own too (x2.08 and x2.51 the matching replica's).
+# Before (fd5b793: RFC 6937's PRR, fast retransmit one round trip after the
+# drop with every duplicate ACK at once): RED 500/0.02 +4 ... -9, max_p 0.005
+# +27/-2 x2.7, max_th 100/250 -14/-7 [x1.2], +7/-1 [x2.0], drop-tail N = 20
+# ... 200: -5/-5 x2.9, -4/-5 x7.9, -4/-6 x4.3, +3/-7 x4.1, +12/-10 x3.8,
+# +27/-14 [x2.0], +21/-11 [x1.4], gentle -14/-11, -12/-7, -14/-8 (loss
+# bound 35 % there; ns-3 3.44's PRR then moved max_p 0.005 to +38 % and
+# drop-tail 150 to +32 %).  What that missed, measured against an ns-3 3.44
+# replica of the rows (not in the repository; a 1-packet device queue puts
+# its loss 14 % above the reference at 150 flows, 8 % at 200; seed 1):
+# * ns-3 enters recovery 1, 2 or 3 round trips after a flow's first drop
+#   (first drop -> recovery or RTO, 10/25/50/75/90 %: 0.26/0.45/0.49/0.73/0.99 s
+#   at 150 flows, 0.28/0.48/0.54/0.93/1.18 s at 200, 0.25/0.26/0.42/0.48/0.72 s
+#   at max_p 0.005; the round trip is ~0.24 s, mostly queue): the packets sent
+#   after the loss bring their duplicate ACKs back, each SACK letting the next
+#   one out.  The simulator decided one round trip after the drop, always.
+# * So its windows halved early and the retransmissions left into the
+#   overflow that caused them: 11 % of retransmissions lost (ns-3: 3.9 % in
+#   recovery, below its 4.8 % loss; 8.0 % against 6.8 % at 200 flows), the
+#   queue cycled (5/25/50/75/95 %: 308/361/422/498/500; ns-3 456/481/495/498/500)
+#   through 0.5 s overflows of up to 82 drops per 0.1 s (ns-3 ~39), after
+#   which ~30 flows sat timed out at once; drops per 250 ms: variance/mean
+#   77, 58 % of windows empty (ns-3 23 and 28 %).  Time-outs in 40 s: 440
+#   after a lost retransmission, 242 with too few duplicate ACKs (ns-3: 158
+#   from recovery, 111 from open or disorder).
+# * Counting the duplicate ACKs as they come gives ns-3's timing (150 flows:
+#   0.26/0.27/0.47/0.49/0.71 s), queue (445/472/492/499/500), drop clustering
+#   (22 and 34 %), 2.2 % of retransmissions lost, time-outs x0.87.  With RFC
+#   6937's PRR 1.33 drops per congestion event remain where the replica has
+#   1.53-1.58: 3 % of the drops fall in fast recovery against ns-3's 8 % (13 %
+#   at 200 flows; state at the drop, ns-3: open 84 %, disorder 7 %, recovery
+#   8 %, loss 1 %); ns-3 3.44's PRR, which lets more out early in recovery,
+#   closes most of that.
+# Drop-tail at 200 flows sits at the goal's edge (-21 %; the replica's loss
+# there is the reference's +8 %): bound 25 %.
 # Not simulated either: drop-tail's lock-out.  The reference's Jain index of
 # goodput on the drop-tail rows is 0.523/0.384/0.521/0.425 at 20/40/100/200
 # flows, the simulator's 0.979/0.987/0.991/0.993 (seed 1): in every run of an
@@ -266,71 +325,16 @@ def ns3_runs():
 # of the bottleneck; tcpmodels.droptail's P3 step 5).  ns-3's loss among the
 # other flows is then about the row's over 0.9: at 150 flows 0.046 against the
 # simulator's 0.053 (an estimate from the replica's share, not a simulation).
-LOSS_EXCEPTIONS = {"red-N100-maxth500-maxp0.005": 0.35, "droptail500-N150": 0.35, "droptail500-N200": 0.35}
-# Time-outs at the goal's factor 2 (x1.9-2.0 measured): 2.5.
-# RED at max_th 250 and 100 flows sits at the goal's edge with a step's ACKs
-# bunched or spread alike: seeds 1-8 time out 1.94-2.01x the reference's rate
-# bunched (mean 1.97), 1.93-2.03x spread (mean 2.00).
-TIMEOUT_EXCEPTIONS = {"droptail500-N150": 2.5, "red-N100-maxth250": 2.1}
-# The numbers below were measured with a step's ACKs still bunched (before the
-# spread merged).  What drives the two (measured, seed 1; not fixed yet): at drop-tail 150
-# flows the simulated queue swings (5th-95th percentile 311-500 packets where
-# ns-3's averages 494), 64 % of the time-outs follow a lost retransmission
-# (18 % of fast recoveries lose one against 5.3 % loss overall: the
-# retransmissions leave into the overflow that caused them) and 36 % a loss
-# with no packet behind it (windows of 2.5).  ns-3's RedQueueDisc, unlike
-# Floyd & Jacobson, keeps counting arrivals through forced drops (it resets
-# the count there only in its ns-1 compatibility mode); done so here, the
-# max_p 0.005 row moves by 1-2 % only (2 seeds: +22 % against +24 %).
-# Against an ns-3 3.44 replica of the drop-tail row (not in the repository; a
-# 1-packet device queue puts its loss 14 % above the reference at 150 flows,
-# 8 % at 200; seed 1, 40-80 s measured), with PRR and the trains (seed 1):
-# * ns-3 enters recovery 1, 2 or 3 round trips after a flow's first drop
-#   (first drop -> recovery or RTO, 10/25/50/75/90 %: 0.26/0.45/0.49/0.73/0.99 s
-#   at 150 flows, 0.28/0.48/0.54/0.93/1.18 s at 200, 0.25/0.26/0.42/0.48/0.72 s
-#   at max_p 0.005; the round trip is ~0.24 s, mostly queue): the packets sent
-#   after the loss bring their duplicate ACKs back, each SACK letting the next
-#   one out.  The simulator decides one round trip after the drop, always
-#   (0.24 s at every quantile), with all the duplicate ACKs at once.
-# * So its windows halve early and the retransmissions leave into the
-#   overflow that caused them: 11 % of retransmissions lost (ns-3: 3.9 % in
-#   recovery, below its 4.8 % loss; 8.0 % against 6.8 % at 200 flows), the
-#   queue cycles (5/25/50/75/95 %: 308/361/422/498/500; ns-3 456/481/495/498/500)
-#   through 0.5 s overflows of up to 82 drops per 0.1 s (ns-3 ~39) after which
-#   ~30 flows sit timed out at once; drops per 250 ms: variance/mean 77, 58 %
-#   of windows empty (ns-3 23 and 28 %).  Time-outs in 40 s: 440 after a lost
-#   retransmission, 242 with too few duplicate ACKs (ns-3: 158 from recovery,
-#   111 from open or disorder).
-# * Counting the duplicate ACKs as they come (fast retransmit at the third,
-#   no growth on them, a time-out when no packet able to bring one is left;
-#   tried, not merged) gives ns-3's timing (0.26/0.27/0.47/0.49/0.71 s), queue
-#   (445/472/492/499/500, -2 %), drop clustering (22 and 34 %), 2.2 % of
-#   retransmissions lost and time-outs x0.87 at 150 flows; max_p 0.005 -3 %.
-#   But loss then falls to -19 ... -24 % on every drop-tail row from 40 flows
-#   up (RED 150 flows time-outs x2.1; V2 of the dynamics rows 0.930 busy
-#   against 0.950): 1.33 drops per congestion event where the replica has
-#   1.53-1.58.  The drops the simulator then misses fall in fast recovery:
-#   3 % of its drops against ns-3's 8 % (13 % at 200 flows; state at the
-#   drop, ns-3: open 84 %, disorder 7 %, recovery 8 %, loss 1 %).  As it is,
-#   the early decision's extra losses offset that deficit.  Leaving the
-#   step's duplicate ACKs beyond the third to PRR (not one packet each) and
-#   running these rows with ns-3 3.44's own PRR (recovery="prr-ns3.44", the
-#   references' release, which lets more out early in recovery), every goal
-#   row is within the goals but drop-tail at 200 flows (-21 %; 150 flows
-#   -17 %, max_p 0.005 +5 %, time-outs x0.7-2.0, queue -10 ... +12 %), halving
-#   the step moves loss by 2 % or less (drop-tail 20 flows +7 %, 2 seeds), the
-#   dynamics rows keep their busy link (0.995/0.943/0.966/0.995).  Not merged:
-#   with RFC 6937's PRR (the default sender) drop-tail loss falls to -20 ...
-#   -25 % from 40 flows up, which also takes test_droptail's P3-against-the-
-#   simulator check beyond its 25 % (+43 % at 200 flows, 100 ms).
-# Over seeds 1-4 (4-seed means; a mean's seed spread is 0.1-2 % on loss,
-# 3-4 % for drop-tail below 30 flows, 15 % at 5 flows) the out rows read
-# max_p 0.005 +24 %, drop-tail 150 +27 %, drop-tail 200 +19 % on loss; with
-# PRR +27 % (seeds +26 ... +28), +28 % and +21 %; over seeds 1-8 (200 s, float64)
-# with PRR and the trains drop-tail 150 and 200 read +28 % and +21 %.
+LOSS_EXCEPTIONS = {"droptail500-N200": 0.25}
 #
-# Halving the step (4 ms to 2 ms on every row), 4 seeds at each, change of
-# loss / queue (%), seed spread of the difference in brackets where above 1 %:
+# Halving the step (4 ms to 2 ms on every row) with ns-3 3.44's PRR and the
+# duplicate ACKs counted as they come, seeds 1-2 at each, change of loss /
+# queue (%): every RED, gentle and ECN row within 1.2 % on loss (RED 500/0.02
+# at 10 flows -1.2 %), 1.0 % on queue; drop-tail 10 ... 200 flows -0.2, +6.6
+# (seeds +3.6, +9.5), +1.3, -2.1, -0.5, -0.7, -0.1, +2.0 % on loss, queue
+# within 0.6 %; 5 flows -10 % (a few dozen drops a run).
+# Before the duplicate ACKs were counted (RFC 6937's or RFC 6675's recovery),
+# 4 seeds at each, seed spread of the difference in brackets where above 1 %:
 #   RED 500/0.02, N = 10 ... 300:  -0/+0, +0/+1, +0/+1, +1/+2, -0/-0, +0/+0,
 #     +2/-0, -0/+0
 #   RED max_p 0.005 ... 0.08:  +2 (1.2)/-0, -1/+0, +0/+1, +0/+0;
@@ -366,32 +370,32 @@ TIMEOUT_EXCEPTIONS = {"droptail500-N150": 2.5, "red-N100-maxth250": 2.1}
 def test_loss_and_queue_match_packet_level_reference(ns3_runs, key):
     # Issue 12's goals: loss within 20 % wherever it exceeds 0.1 % (below,
     # drop-tail at 5 flows: 5e-5, a handful of drops), the average queue
-    # within 15 % (drop-tail: 20 %, measured -4 ... -14 %); the link is busy
-    # throughout, as in ns-3.
+    # within 15 % (measured -10 ... +12 %); the link is busy throughout, as in ns-3.
     r, ref = ns3_runs[key], ROWS[key][1]
     if ref["drop_rate"] > 1e-3:
         assert r.loss_rate == pytest.approx(ref["drop_rate"], rel=LOSS_EXCEPTIONS.get(key, 0.2))
-    assert r.queue == pytest.approx(ref["avg_queue"], rel=0.2 if key.startswith("droptail") else 0.15)
+    assert r.queue == pytest.approx(ref["avg_queue"], rel=0.15)
     assert r.utilization > 0.99
 
 
 @pytest.mark.parametrize("key", sorted(k for k in ROWS if ROWS[k][1]["timeouts_per_packet"] > 1e-3))
 def test_timeouts_within_factor_2_of_reference(ns3_runs, key):
     # Issue 12's goal where the reference times out more than once per
-    # thousand packets (below that a run holds a few dozen time-outs, and the
-    # light rows still time out 2-7x more: losses at windows of 2-3 packets
-    # that none of the few packets behind them survives).
+    # thousand packets (below that a run holds a few dozen time-outs: the
+    # light rows read x0.25-3.7, ECN at 150 flows x9.8).
+    # Measured x0.7-2.0 (RED 500/0.02 at 150 flows x1.96; the default
+    # sender, RFC 6937's PRR, x0.7-2.14, where this bound would fail).
     ratio = ns3_runs[key].timeouts_per_packet / ROWS[key][1]["timeouts_per_packet"]
-    bound = max((v for k, v in TIMEOUT_EXCEPTIONS.items() if key.startswith(k)), default=2.0)
-    assert 1 / bound <= ratio <= bound
+    assert 0.5 <= ratio <= 2.0
 
 
 def test_windows_match_reference(ns3_runs):
     # Not a goal, but it shows the sender: the average window is within 10 %
-    # of ns-3's on the RED, gentle and ECN rows (measured -3 ... +5 %; with
-    # RFC 6675 recovery -9 ... +5 %: PRR's window in recovery is, as ns-3
-    # traces it, the pipe plus what may leave), and 5-14 % low on drop-tail,
-    # whose simulated queue sits lower (bound 25 %).
+    # of ns-3's on the RED, gentle and ECN rows (measured 0 ... +5 %; RFC
+    # 6937's PRR -1 ... +5 %; RFC 6675 recovery, before the duplicate ACKs
+    # were counted as they come, -9 ... +5 %: PRR's window in recovery is, as
+    # ns-3 traces it, the pipe plus what may leave), and 1-10 % low on
+    # drop-tail (bound 25 %; 5-14 % before, with the queue lower).
     for key, r in ns3_runs.items():
         tolerance = 0.25 if key.startswith("droptail") else 0.1
         assert r.window == pytest.approx(ROWS[key][1]["avg_cwnd"], rel=tolerance), key
@@ -402,7 +406,7 @@ def _few_flows(time_step=None):
     # Issue 12's few-flow, large-BDP case: 20 Mbit/s, ~200 ms, a drop-tail
     # buffer of half the BDP, 20 flows; ns-3 measured loss 0.00032, queue 322.
     return sim.Scenario(n_flows=20, bandwidth=20e6, rtt=0.2, rtt_spread=0.1, packet_size=576,
-                        queue=sim.DropTail(buffer=434), sender=sim.NewReno(sack=True), access_rate=1e7,
+                        queue=sim.DropTail(buffer=434), sender=_references_sender(), access_rate=1e7,
                         duration=200.0, warmup=20.0, seed=1, time_step=time_step)
 
 
@@ -417,7 +421,7 @@ def _dynamics_rows():
         queue = sim.RED(min_th=float(t["min_th"][i]), max_th=float(t["max_th"][i]), max_p=float(t["max_p"][i]),
                         weight=float(t["weight"][i]), buffer=int(t["limit"][i]))
         s = sim.Scenario(n_flows=n, bandwidth=bw, rtt=(lo + hi) / 2, rtt_spread=2 * (hi - lo) / (lo + hi),
-                         packet_size=float(t["packet_size"][i]), queue=queue, sender=sim.NewReno(sack=True),
+                         packet_size=float(t["packet_size"][i]), queue=queue, sender=_references_sender(),
                          access_rate=max(10 * bw / n, 1e6), duration=140.0, warmup=40.0, seed=1)
         out[str(t["run"][i])] = (s, {c: float(t[c][i]) for c in ("drop_rate", "avg_queue", "utilization")})
     return out
@@ -436,7 +440,7 @@ def _red_motion(bandwidth):
     # 1.000 at 100 Mbit/s.
     return sim.Scenario(n_flows=20, bandwidth=bandwidth, rtt=0.1, rtt_spread=0.1, packet_size=576,
                         queue=sim.RED(min_th=5, max_th=217, max_p=0.02, weight=0.002, buffer=1000),
-                        sender=sim.NewReno(sack=True), access_rate=max(10 * bandwidth / 20, 1e6),
+                        sender=_references_sender(), access_rate=max(10 * bandwidth / 20, 1e6),
                         duration=140.0, warmup=40.0, seed=1)
 
 
@@ -467,7 +471,10 @@ def test_few_flows_see_the_buffer_fill_and_drain(step_study):
     # loss 0.00028 (-12 %) and queue 296 (-8 %), 8 seeds; with the overflow
     # falling on the trains that meet the full buffer (tests/test_sim_overflow.py)
     # loss 0.000308 (-4 %) and queue 307 (-5 %), 16 seeds; with PRR too
-    # 0.000304 (-5 %) and 307 (-5 %).  Bounds: 20 % on
+    # 0.000304 (-5 %) and 307 (-5 %).  With the duplicate ACKs counted as
+    # they come, 4 seeds: ns-3 3.44's PRR (the test's sender) 0.000351 (+10 %)
+    # and 291 (-10 %), RFC 6937's (the default) 0.000305 (-5 %) and 303
+    # (-6 %).  Bounds: 20 % on
     # loss (the goal), 25 % on the queue (the goal's 15 % and a seed's spread
     # of 4 %, as the 4 seeds here may sit 5 % from the 16).
     runs = step_study["few flows"][0]
@@ -495,7 +502,22 @@ def test_halving_the_step_moves_loss_and_queue_less_than_5_percent(step_study, k
     # 3.04e-4, +2.2 %, +4.0 %, +3.7 %, +1.7 % (3.41e-4 at a 16th), drops per
     # event 1.42, 1.42, 1.43, 1.47, 1.48, queue 307, 295, 282, 279, 273;
     # spread uniformly 2.85e-4, +3.7 % at half, 3.43e-4 at a 16th, drops per
-    # event 1.30 -> 1.49.  Events per flow stay (168-179 in 180 s).  Bound 10 %: 4 seeds, whose mean's spread is 2-3 %.
+    # event 1.30 -> 1.49.  Events per flow stay (168-179 in 180 s).  With the
+    # duplicate ACKs counted as they come, 4 seeds, loss / queue: with ns-3
+    # 3.44's PRR (the test's sender) few flows -3.9 / -1.0 %, V1 +6.4 / -0.5,
+    # V2 +8.8 / +0.4, V3 +0.8 / -2.5, V4 +0.7 / +0.7, motion 10 Mbit/s +4.5 /
+    # +1.1; with RFC 6937's PRR (the default) -4.2 / +1.0, +2.0 / -2.5,
+    # +0.2 / +1.1, +2.4 / +2.5, -0.9 / -1.4, +1.2 / -2.0: ns-3 3.44's PRR,
+    # which lets one packet out per ACK early in recovery, moves V1 and V2
+    # (30 flows, 50 Mbit/s, ~100 ms) beyond the goal's 5 % on loss.  Over 8
+    # seeds at the default step, half and a quarter: V1 loss +6.9 %, then
+    # -0.4 %; V2 +8.9 %, then +0.0 %, i.e. settled from half the step on,
+    # where V2 reads loss +26 % and utilization 0.928 against ns-3's 0.950
+    # (outside the dynamics goals, which the default step meets: +16 %,
+    # 0.939); RFC 6937's PRR V1 +1.6, -0.3 %, V2 -0.1, -0.1 % (0.944, 0.942,
+    # 0.939 busy).  It is ns-3 3.44's PRR, not the count: before it (bc21a83,
+    # 8 seeds) that PRR moved V2 by +4.9 %, then -1.1 %, 0.932, 0.919, 0.918
+    # busy.  Bound 10 %: 4 seeds, whose mean's spread is 2-3 %.
     # (The 10 ms reference rows: see the table above the reference tests.)
     default, half = step_study[key]
     for name in ("loss_rate", "queue"):
@@ -507,11 +529,15 @@ def test_red_dynamics_keep_the_link_as_busy_as_ns3(step_study, key):
     # Issue 12's goal: utilization within 0.02 of the reference, where RED
     # swings (V2, V3: ns-3 0.950, 0.958) and where it settles (V1, V4: 0.992,
     # 0.992).  e08f405 idled the link: 0.937, 0.897, 0.833, 0.964.  Measured
-    # (8 seeds, PRR): 0.994, 0.941, 0.967, 0.995; loss +5, +12, +7, +3 %;
-    # queue -3, -22, -27, -3 % (RFC 6675 recovery: 0.995, 0.943, 0.967,
-    # 0.995; +4, +12, +4, +3 %; -3, -21, -24, -3 %).  Loss within 20 % (the
-    # goal); the queues of 6-29 packets within 30 % (V2 and V3, which swing,
-    # sit 20-27 % low).
+    # before the duplicate ACKs were counted as they come (8 seeds, PRR):
+    # 0.994, 0.941, 0.967, 0.995; loss +5, +12, +7, +3 %; queue -3, -22, -27,
+    # -3 % (RFC 6675 recovery: 0.995, 0.943, 0.967, 0.995; +4, +12, +4, +3 %;
+    # -3, -21, -24, -3 %).  Counted as they come, 4 seeds, with ns-3 3.44's
+    # PRR (the test's sender): 0.992, 0.940, 0.962, 0.993; loss +8, +15, +14,
+    # +11 %; queue -4, -21, -26, +2 %; with RFC 6937's PRR (the default):
+    # 0.995, 0.943, 0.966, 0.995; +4, +12, +4, +4 %; -3, -20, -27, -2 %.
+    # Loss within 20 % (the goal); the queues of 6-29 packets within 30 % (V2
+    # and V3, which swing, sit 20-27 % low).
     runs, ref = step_study[key][0], DYNAMICS[key][1]
     assert _mean(runs, "utilization") == pytest.approx(ref["utilization"], abs=0.02)
     assert _mean(runs, "loss_rate") == pytest.approx(ref["drop_rate"], rel=0.2)
@@ -521,13 +547,18 @@ def test_red_dynamics_keep_the_link_as_busy_as_ns3(step_study, key):
 @pytest.mark.parametrize("key", [
     "motion 10 Mbit/s",
     pytest.param("motion 100 Mbit/s", marks=pytest.mark.xfail(strict=True, reason=(
-        "with PRR 0.975 at the default step, 0.955 at half (the issue's ns-3 1.000): a finer step resolves the "
+        "with ns-3 3.44's PRR 0.968 at the default step, 0.919 at half (RFC 6937's PRR 0.973, 0.950; the "
+        "issue's ns-3 1.000): a finer step resolves the "
         "trains' collisions that the default step (128 packets of service against min_th's 5) smooths, and "
         "moves toward an ns-3 replica of this set-up, which idles the link more (0.71-0.74); the issue's 1.000 "
         "was not reproduced under the references' conventions (see below; issue 12, open)")))])
 def test_red_motion_keeps_the_link_busy_at_any_step(step_study, key):
     # Issue 12's goal: utilization within 0.02 of ns-3's, and a halved step
-    # must not move it.  Measured, 4 seeds (seed spread of the mean <= 0.016),
+    # must not move it.  Measured, 4 seeds, with the duplicate ACKs counted as
+    # they come: ns-3 3.44's PRR (the test's sender) 10 Mbit/s 0.999 at the
+    # default step and at half, 100 Mbit/s 0.968 and 0.919 (loss 2.1e-5,
+    # 3.6e-5); RFC 6937's PRR 0.999, 0.999 and 0.973, 0.950.  Before (4 seeds,
+    # seed spread of the mean <= 0.016),
     # with PRR fast recovery (the default): 10 Mbit/s 0.999 at the default
     # step (47.5 ms), at half and at an eighth.  100 Mbit/s (step 5.9 ms):
     # 0.975, 0.955 at half, 0.884 at an eighth (loss 1.8e-5, 2.4e-5, 4.5e-5;

@@ -28,10 +28,13 @@ time the queue takes to drain where that is shorter, unless chosen; see
   ``dupack_threshold`` packets sent after the lost one survived (with SACK
   or limited transmit, one survivor suffices: each duplicate ACK releases a
   new packet), otherwise it stalls until its retransmission timer fires
-  (RFC 6298 RTO with minimum, granularity and exponential back-off).  Lost
-  retransmissions also end in a time-out.  With SACK, fast recovery lets the
-  reduced window out by Proportional Rate Reduction (RFC 6937, ns-3's and
-  Linux's default): one packet per two ACKed over the round trip.  No closed-form loss, window or
+  (RFC 6298 RTO with minimum, granularity and exponential back-off).  With
+  SACK and PRR the duplicate ACKs are counted as they come back instead: the
+  flow fast-retransmits at the third (each one lets a new packet out), and
+  times out if none is left to come.  Lost retransmissions also end in a
+  time-out.  With SACK, fast recovery lets the reduced window out by
+  Proportional Rate Reduction (RFC 6937, ns-3's and Linux's default): one
+  packet per two ACKed over the round trip.  No closed-form loss, window or
   time-out law is used.
 * Queues: drop-tail and RED drop arrivals; random drop and CHOKe remove
   queued packets too (the flows' shares of the queue are tracked, a victim's

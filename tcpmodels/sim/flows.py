@@ -100,6 +100,10 @@ class Flows:
         self.acked_at_rto = np.full(N, -1.0)
         self.sent_mark = zeros()  # `sent` before the packets sent after the first loss
         self.drop_mark = zeros()  # `dropped` before the loss event
+        # `acked` once every packet sent before the first loss is ACKed: the ACKs
+        # beyond it are duplicate ACKs (senders that count them as they come).
+        self.ack_mark = zeros()
+        self.t_dupack = zeros(float)  # when the first duplicate ACK came: the timer's base [s]
         self.retx_pending = zeros(float)  # retransmissions still to leave the access link
         self.retx_lost = zeros(bool)
         self.carried = zeros(float)  # new data lost during fast recovery

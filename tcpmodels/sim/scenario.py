@@ -437,10 +437,16 @@ class NewReno(_Sender):
         it, counting a duplicate ACK's packet twice while prr_delivered is
         below RecoverFS (SACKed and once more; fixed in later ns-3): one packet
         out per ACK for the first half of the round trip, 1.5 ssthresh in
-        flight at its end.  ``"rfc6675"``: nothing new leaves until the flight
-        falls below ssthresh; the window then leaves as a train in the round
-        trip's second half.  Without SACK the recovery is RFC 6582's
-        partial-ACK one whatever this says (PRR is modelled with SACK only).
+        flight at its end (compare with the packet-level references in this
+        one).  With either PRR the duplicate ACKs are counted as they return:
+        each lets a new packet out (RFC 6675 5), the third fast-retransmits,
+        and a flow with none left to come times out.  ``"rfc6675"``: nothing
+        new leaves until the flight falls below ssthresh; the window then
+        leaves as a train in the round trip's second half; fast retransmit
+        comes when the lost packet's ACK was due, with its duplicate ACKs at
+        once (the engine before PRR, bit for bit).  Without SACK the recovery
+        is RFC 6582's partial-ACK one whatever this says (PRR is modelled
+        with SACK only).
 {inherited}
 
     Examples

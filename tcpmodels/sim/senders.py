@@ -52,6 +52,9 @@ class Sender:
     # and those whose duplicate ACKs count twice as ns-3 3.44's do (1.0 per flow), or None.
     prr = prr_bonus = None
     prr_everywhere = False  # (prr holds for every flow)
+    # The flows that count their duplicate ACKs as they return (a boolean per
+    # flow), or None for none: see ``NewReno.loss_detected``.
+    counts_dupacks = None
 
     def __init__(self, scenarios, flows, ring, dt, spec=None):
         self.f, self.ring, self.dt = flows, ring, dt
@@ -206,6 +209,14 @@ class Sender:
             np.minimum(room, f.target - f.acked, out=room)
         room -= f.inflight
         room *= f.can_send
+        if deciding is not None and self.counts_dupacks is not None:
+            # Flows that count their duplicate ACKs send one packet per ACK up to
+            # the threshold-th; those of the step beyond it come after fast
+            # retransmit, where PRR lets packets out for them.
+            counting = self.counts_dupacks[deciding]
+            c = deciding[counting]
+            room[c] -= self._dupacks_beyond(c)
+            deciding = deciding[~counting]
         if deciding is not None and deciding.size:
             # Only ACKs of packets sent before the loss open the window: up to
             # cwnd - 1 packets may follow the lost one, plus, with limited
@@ -262,6 +273,10 @@ class Sender:
             f.state[jo] = PENDING
             f.drop_mark[jo] = f.dropped[jo] - djo
             f.sent_mark[jo] = f.sent[jo] - f.backlog[jo] - surv_after - (djo - 1)
+            if self.counts_dupacks is not None:  # (only they read it: the others skip the cost)
+                # In flight ahead of the lost packet: ACKed before its turn.
+                f.ack_mark[jo] = f.acked[jo] + f.inflight[jo] - f.backlog[jo] - surv_after - djo
+                f.t_dupack[jo] = np.inf
         r = st == RECOVERY
         jr = j[r]
         if jr.size:
@@ -278,6 +293,14 @@ class Sender:
             f.retx_lost[jr] |= hit
             f.carried[jr] += dj[r] - hit
         return jo  # its duplicate ACKs return with the lost packet's ACK
+
+    def _dupacks_beyond(self, j):
+        """Duplicate ACKs beyond the ``dupack_threshold``-th [packets].
+
+        All of the deciding step: the decision comes at the first step past the threshold.
+        """
+        f = self.f
+        return np.maximum(f.acked[j] - f.ack_mark[j] - self.dupthresh[j], 0.0)
 
     def on_queued_loss(self, i, slot, arriving, behind):
         """Flow ``i`` lost a queued packet whose ACK was due in ring slot ``slot``.
@@ -296,6 +319,9 @@ class Sender:
             f.drop_mark[i] = f.dropped[i] - 1.0
             # Sent after it: its packets queued behind it, the step's, the access link's.
             f.sent_mark[i] = f.sent[i] - f.backlog[i] - arriving - behind
+            if self.counts_dupacks is not None:
+                f.ack_mark[i] = f.acked[i] + f.inflight[i] - f.backlog[i] - arriving - behind - 1.0
+                f.t_dupack[i] = np.inf
             k = self.ring.k
             f.t_next[i] = ((slot - k) % self.ring.L + k) * self.dt
         elif f.state[i] == RECOVERY:
@@ -354,6 +380,9 @@ class Sender:
             f.state[jm] = PENDING
             f.drop_mark[jm] = f.dropped[jm] - f.carried[jm]
             f.sent_mark[jm] = f.sent[jm] - f.inflight[jm]
+            if self.counts_dupacks is not None:  # everything in flight was sent after the loss
+                f.ack_mark[jm] = f.acked[jm]
+                f.t_dupack[jm] = np.inf
             f.grow[jm] = self.ack_gain[jm]
             f.t_next[jm] = now + f.prop[jm] + f.qdelay(jm)
         jo = j[~more]
@@ -465,12 +494,59 @@ class NewReno(Sender):
             self.prr, self.prr_everywhere = np.ones(flows.N, dtype=bool), True
             # ns-3 3.44 counts a duplicate ACK's packet twice (SACKed and +1) until prr_delivered reaches RecoverFS.
             self.prr_bonus = np.ones(flows.N) if spec.recovery == "prr-ns3.44" else None
+            # Fast retransmit at the third duplicate ACK as they return (loss_detected);
+            # recovery="rfc6675" keeps the engine before PRR bit for bit, deciding
+            # when the lost packet's ACK was due (the seed papers' ns-2 runs use it).
+            self.counts_dupacks = np.ones(flows.N, dtype=bool)
         if self.sack:
             # RFC 6675 5 (3): before fast retransmit a SACKed packet leaves the
             # pipe and lets a new one go, so one packet surviving the loss starts
             # a chain of duplicate ACKs up to the threshold, as limited transmit
             # does (without it, windows below dupthresh + 1 would time out).
             self.limited = np.maximum(self.limited, self.dupthresh - 1)
+
+    def loss_detected(self, j, now):
+        """Fast retransmit at the ``dupack_threshold``-th duplicate ACK, counted as they return.
+
+        From the step the lost packet's ACK was due (the first call; that
+        step's ACKs were taken before it and still grew the window), every ACK
+        is a duplicate: it carries no growth, and the SACKed packet leaves the
+        pipe so that a new one goes out (RFC 6675 5).  The flow retransmits
+        once ``dupack_threshold`` packets sent after the loss are ACKed; it
+        times out if no packet that could bring one is left in flight, or at
+        its timer (armed at the last new ACK).
+        """
+        if self.counts_dupacks is None:
+            return super().loss_detected(j, now)
+        f = self.f
+        first = np.isinf(f.t_dupack[j])
+        f.t_dupack[j[first]] = now
+        f.grow[j[first]] = 0.0
+        lost = f.dropped[j] - f.drop_mark[j]
+        ready = f.acked[j] - f.ack_mark[j] >= self.dupthresh[j]
+        dead = (f.inflight[j] - lost < 0.5) | (now + 0.5 * self.dt >= f.t_dupack[j] + self.rto(j))
+        f.t_next[j[~(ready | dead)]] = now + self.dt  # the next step's ACKs
+        if self.events is not None:
+            done = ready | dead
+            self.events.append((j[done], now, f.cwnd[j[done]], lost[done]))
+        to = j[dead & ~ready]
+        if to.size:
+            self.timeout(to, f.t_dupack[to], now)
+        j = j[ready]
+        if j.size:
+            half = self.reduced_on_loss(j)
+            f.ssthresh[j] = half
+            self.fast_retransmit(j, f.dropped[j] - f.drop_mark[j], half, now)
+
+    def pipe_at_threshold(self, j):
+        """The pipe at the ``dupack_threshold``-th duplicate ACK [packets].
+
+        In flight now, less the lost packet and the new packet that ACK let
+        out (the step's ACKs are taken before the decision; in ns-3 the
+        retransmission takes its place), plus the SACKed packets of the
+        duplicate ACKs beyond it, which were still in the pipe then.
+        """
+        return self.f.inflight[j] - 2 + self._dupacks_beyond(j)
 
     def recovery_rounds(self, lost):
         """One round trip per hole without SACK, one for all with it."""
@@ -481,16 +557,19 @@ class NewReno(Sender):
 
         As ns-3 enters recovery at the third duplicate ACK, with the head
         marked lost and the three SACKed packets out of the pipe: RecoverFS is
-        that pipe, and prr_delivered counts from the third duplicate ACK on
-        (here the duplicate ACKs follow the decision, so the first
-        dupack_threshold - 1 are left out of it).  prr_out counts from before
-        the retransmissions, which leave first.
+        that pipe, and prr_delivered counts from the third duplicate ACK on.
+        The duplicate ACKs are in (``loss_detected`` counts them), and the
+        third let a new packet out already: RecoverFS is the pipe at the third
+        (``pipe_at_threshold``), prr_delivered and prr_out count from it
+        (prr_out with the retransmissions, which leave first).
         """
         if self.prr is not None:
             f = self.f
-            f.recover_fs[j] = np.maximum(f.inflight[j] - 1 - self.dupthresh[j], 1.0)
-            f.prr_acked0[j] = f.acked[j] + self.dupthresh[j] - 1
-            f.prr_sent0[j] = f.sent[j]
+            f.recover_fs[j] = np.maximum(self.pipe_at_threshold(j), 1.0)
+            # From the threshold-th duplicate ACK on: what was delivered, and the
+            # new packet it let out already.
+            f.prr_acked0[j] = f.acked[j] - self._dupacks_beyond(j) - 1
+            f.prr_sent0[j] = f.sent[j] - 1
         super().fast_retransmit(j, lost, half, now)
         if self.prr is not None:
             f.cwnd[j] = np.clip(f.inflight[j], 1.0, f.max_window[j])
@@ -508,11 +587,14 @@ class NewReno(Sender):
         RFC 6675 4.2 sets ssthresh to FlightSize / 2; ns-3's EnterRecovery
         halves its pipe (SetPipe) instead, after the three SACKed packets have
         left it and the lost one is marked lost: with the two packets step (3)
-        sent, floor(cwnd) - 2.  The packet-level references run ns-3.  Without
-        SACK the pipe is not known: FlightSize / 2.
+        sent, floor(cwnd) - 2 (with PRR, whose duplicate ACKs are counted as
+        they come, the pipe then: ``pipe_at_threshold``).  The packet-level
+        references run ns-3.  Without SACK the pipe is not known: FlightSize / 2.
         """
         if not self.sack:
             return self.reduced(j)
+        if self.counts_dupacks is not None:  # the duplicate ACKs are in: the pipe is known
+            return np.maximum(self.pipe_at_threshold(j) / 2, 2.0)
         return np.maximum((np.floor(self.f.cwnd[j]) - 2) / 2, 2.0)
 
 
@@ -561,6 +643,9 @@ class Mixed(Sender):
         if any(p.prr is not None for p in parts):
             self.prr = _per_flow([np.zeros(flows.N, dtype=bool) if p.prr is None else p.prr for p in parts], part_of)
             self.prr_everywhere = bool(self.prr.all())
+        if any(p.counts_dupacks is not None for p in parts):
+            self.counts_dupacks = _per_flow([np.zeros(flows.N, dtype=bool) if p.counts_dupacks is None
+                                             else p.counts_dupacks for p in parts], part_of)
         if any(p.prr_bonus is not None for p in parts):
             self.prr_bonus = _per_flow([np.zeros(flows.N) if p.prr_bonus is None else p.prr_bonus for p in parts],
                                        part_of)

@@ -1,0 +1,150 @@
+"""Fast retransmit at the third duplicate ACK, counted as the duplicate ACKs return (NewReno + SACK, PRR)."""
+
+import numpy as np
+import pytest
+
+from tcpmodels import sim
+from tcpmodels.sim.engine import _Engine
+from tcpmodels.sim.flows import OPEN, PENDING, RECOVERY, STALLED
+
+
+def _pending(recovery="prr"):
+    """One flow of window 6 that lost one packet, 5 sent behind it; 100 ACKed before the loss."""
+    s = sim.Scenario(n_flows=1, bandwidth=10e6, rtt=0.1, queue=sim.DropTail(buffer=100),
+                     sender=sim.NewReno(sack=True, recovery=recovery), duration=1.0, warmup=0.0)
+    e = _Engine([s], False)
+    f = e.flows
+    f.state[0], f.cwnd[0], f.grow[0], f.can_send[0] = PENDING, 6.0, 0.5, 1.0
+    f.acked[0], f.inflight[0], f.sent[0], f.dropped[0] = 100.0, 6.0, 106.0, 1.0
+    f.ack_mark[0], f.drop_mark[0], f.sent_mark[0], f.t_dupack[0] = 100.0, 0.0, 101.0, np.inf
+    return e, f, np.array([0])
+
+
+def test_fast_retransmit_waits_for_the_third_duplicate_ack():
+    # The lost packet's ACK was due at 1.0 s, one duplicate ACK came with it
+    # (the step's ACKs are taken before the decision: it still grew the window):
+    # no decision, no growth on the duplicate ACKs from now, the next step's are awaited.
+    e, f, j = _pending()
+    e.sender.on_acks(np.array([1.0]), True)
+    e.sender.loss_detected(j, 1.0)
+    assert f.state[0] == PENDING and f.grow[0] == 0 and f.t_dupack[0] == 1.0
+    assert f.t_next[0] == 1.0 + e.dt
+    # The SACKed packet left the pipe: one new packet may go (RFC 6675 5).
+    assert np.floor(f.cwnd[0]) - f.inflight[0] == 1.0
+    cwnd = f.cwnd[0]
+    f.inflight[0] += 1.0
+    f.sent[0] += 1.0
+    # The second, a step later, lets another out: still no decision.
+    e.sender.on_acks(np.array([1.0]), True)
+    f.inflight[0] += 1.0
+    f.sent[0] += 1.0
+    e.sender.loss_detected(j, 1.0 + e.dt)
+    assert f.state[0] == PENDING and f.t_next[0] == pytest.approx(1.0 + 2 * e.dt)
+    # The third, letting a new packet out before the decision: fast
+    # retransmit.  ns-3's pipe at the third: 8 sent, 3 SACKed, 1 lost: 4 (the
+    # simulator's 6 in flight, less the lost one and the third's new packet,
+    # whose place the retransmission takes); ssthresh 2.
+    e.sender.on_acks(np.array([1.0]), True)
+    f.inflight[0] += 1.0
+    f.sent[0] += 1.0
+    e.sender.loss_detected(j, 1.0 + 2 * e.dt)
+    assert f.state[0] == RECOVERY and f.ssthresh[0] == 2.0 and f.cwnd[0] <= cwnd
+    assert f.recover_fs[0] == 4.0 and f.retx_pending[0] == 1.0
+    # PRR counts from the third: delivered 1, out 1 (+1, the retransmission).
+    assert f.prr_acked0[0] == 102.0 and f.prr_sent0[0] == 108.0
+
+
+def test_no_packet_left_to_bring_a_duplicate_ack_times_out():
+    # Everything behind the lost packet was lost too: no duplicate ACK can
+    # come; the timer, armed at the last new ACK (the first call), fires an RTO later.
+    e, f, j = _pending()
+    f.dropped[0] = 6.0
+    e.sender.loss_detected(j, 1.0)
+    assert f.state[0] == STALLED
+    assert f.t_next[0] == 1.0 + e.sender.rto(j)[0]
+    # Found out while waiting (the last survivors lost later): the timer still
+    # runs from the first duplicate ACK, not from the step that found it.
+    e, f, j = _pending()
+    f.dropped[0] = 4.0
+    e.sender.loss_detected(j, 1.0)
+    assert f.state[0] == PENDING
+    f.dropped[0] = 6.0
+    e.sender.loss_detected(j, 1.0 + 2 * e.dt)
+    assert f.state[0] == STALLED and f.t_next[0] == 1.0 + e.sender.rto(j)[0]
+
+
+def test_the_timer_ends_a_wait_that_never_reaches_the_threshold():
+    # One duplicate ACK, and the one packet left in flight never brings its
+    # own (its ACK held back): the flow waits, then times out at its RTO after the first.
+    e, f, j = _pending()
+    f.dropped[0] = 4.0  # the first lost one and three behind it: two survive
+    e.sender.on_acks(np.array([1.0]), True)
+    e.sender.loss_detected(j, 1.0)
+    assert f.state[0] == PENDING
+    rto = e.sender.rto(j)[0]
+    e.sender.loss_detected(j, 1.0 + rto - 0.5 * e.dt)
+    assert f.state[0] == STALLED
+
+
+def test_rfc6675_recovery_still_decides_at_the_lost_packets_ack():
+    # The seed papers' ns-2 recovery keeps the previous decision (test_sim_prr's digests).
+    e, f, j = _pending("rfc6675")
+    assert e.sender.counts_dupacks is None
+    e.sender.loss_detected(j, 1.0)
+    assert f.state[0] == RECOVERY
+
+
+def test_duplicate_acks_beyond_the_third_in_a_step_are_left_to_prr():
+    # A step brings five duplicate ACKs at once (the flow already waiting: no
+    # growth).  One packet leaves per duplicate ACK up to the third (5 - 2);
+    # the two beyond it come after fast retransmit.  As ns-3 sees the third:
+    # 1 lost + 5 behind + 2 sent on the first two, 3 SACKed: pipe 4; the two
+    # SACKed beyond it were still in the pipe.  PRR has delivered 3 (from the
+    # third on) and sent 1 (the third's new packet, in place of ns-3's retransmission).
+    e, f, j = _pending()
+    f.grow[0], f.t_dupack[0] = 0.0, 0.9
+    e.sender.on_acks(np.array([5.0]), True)
+    e.sender.send(j)
+    assert f.sent[0] == 109.0 and f.inflight[0] == 4.0
+    e.sender.loss_detected(j, 1.0)
+    assert f.state[0] == RECOVERY and f.recover_fs[0] == 4.0 and f.ssthresh[0] == 2.0
+    assert f.acked[0] - f.prr_acked0[0] == 3.0 and f.sent[0] - f.prr_sent0[0] == 2.0  # (+ the retransmission)
+
+
+def test_the_packets_ahead_of_the_lost_one_are_those_acked_before_its_turn():
+    # A loss splits the flight: the packets ahead of the lost one (ACKed
+    # before it was due: ack_mark), the lost one, those sent after it (each
+    # may bring a duplicate ACK: sent_mark).  Six packets were in flight before
+    # the step, whose four arrivals (the last sent) lose one or two.
+    e, f, j = _pending()
+    for k in range(20):  # (different draws of where in the step the first drop falls)
+        for drops in (1.0, 2.0):
+            f.state[0], f.backlog[0], f.dropped[0] = OPEN, 0.0, 0.0
+            f.acked[0], f.inflight[0], f.sent[0] = 100.0, 10.0, 110.0
+            e.draws.at(k)
+            e.sender.on_drops(j, np.array([drops]), np.array([4.0]), e.draws)
+            ahead, after = f.ack_mark[0] - f.acked[0], f.sent[0] - f.sent_mark[0]
+            assert f.state[0] == PENDING and ahead + 1 + after == 10.0
+            assert 6.0 <= ahead <= 10.0 - drops
+    # A queued packet lost (random drop, CHOKe): behind it 3 queued, 2 arriving, 1 on the access link.
+    f.state[0], f.backlog[0], f.dropped[0] = OPEN, 1.0, 0.0
+    f.acked[0], f.inflight[0], f.sent[0] = 100.0, 10.0, 110.0
+    e.sender.on_queued_loss(0, 5, 2.0, 3.0)
+    assert f.ack_mark[0] - f.acked[0] == 3.0 and f.sent[0] - f.sent_mark[0] == 6.0
+
+
+def test_new_data_lost_in_recovery_waits_for_its_own_duplicate_acks():
+    # Recovery ends with two packets of new data lost during it (RFC 6675's
+    # next loss event): every packet still in flight was sent after them, so
+    # every ACK from here on is a duplicate; the third starts the next recovery.
+    e, f, j = _pending()
+    f.state[0], f.carried[0], f.acked[0], f.dropped[0], f.inflight[0] = RECOVERY, 2.0, 110.0, 3.0, 8.0
+    e.sender.recovery_ends(j, 2.0)
+    assert f.state[0] == PENDING and f.ack_mark[0] == 110.0 and f.drop_mark[0] == 1.0
+    f.t_dupack[0] = 2.0
+    e.sender.on_acks(np.array([2.0]), True)
+    e.sender.loss_detected(j, 2.1)
+    assert f.state[0] == PENDING
+    e.sender.on_acks(np.array([1.0]), True)
+    e.sender.loss_detected(j, 2.1 + e.dt)
+    assert f.state[0] == RECOVERY and f.retx_pending[0] == 2.0
