@@ -44,8 +44,10 @@ print(json.dumps(dict(wall=wall, cpu=cpu, loss=first.loss_rate)))
 def run_case(checkout, case):
     """One run of ``case`` in a fresh process importing tcpmodels from ``checkout``: dict of wall, cpu [s]."""
     env = dict(os.environ, PYTHONPATH=checkout, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, "-c", _CASE.format(case=case)], env=env, capture_output=True,
-                          text=True, check=True)
+    # Run from the checkout: ``python -c`` puts its working directory ahead of PYTHONPATH, so a child
+    # started elsewhere (say, in another checkout) would import that directory's tcpmodels instead.
+    done = subprocess.run([sys.executable, "-c", _CASE.format(case=case)], env=env, cwd=checkout,
+                          capture_output=True, text=True, check=True)
     return json.loads(done.stdout.splitlines()[-1])
 
 
