@@ -532,11 +532,11 @@ class NewReno(Sender):
         to = j[dead & ~ready]
         if to.size:
             self.timeout(to, f.t_dupack[to], now)
-        j = j[ready]
+        j, lost = j[ready], lost[ready]
         if j.size:
             half = self.reduced_on_loss(j)
             f.ssthresh[j] = half
-            self.fast_retransmit(j, f.dropped[j] - f.drop_mark[j], half, now)
+            self.fast_retransmit(j, lost, half, now)
 
     def pipe_at_threshold(self, j):
         """The pipe at the ``dupack_threshold``-th duplicate ACK [packets].
