@@ -218,8 +218,8 @@ def _droptail_parser(commands):
     p.add_argument("--model", default="P3", choices=droptail.MODELS,
                    help="model of tcpmodels.droptail.equilibrium: P3 (most accurate) or P1 (Eq. 5.6/5.7 as "
                         "published) (default: P3)")
-    limits = p.add_argument_group("the senders' limits (P3 only: one flow escapes the overflows, drop-tail's "
-                                  "lock-out)")
+    limits = p.add_argument_group("the senders' limits (P3 with --policy droptail only: one flow escapes the "
+                                  "overflows, drop-tail's lock-out)")
     limits.add_argument("--max-window", metavar="SIZE",
                         help="the senders' largest window (receive window or send-buffer limit): packets, 122 or "
                              "122p, or bytes with a size unit, divided by --packet-size and rounded down as scenario "

@@ -277,11 +277,12 @@ def test_droptail_buffer_for_a_loss_is_the_smallest_with_the_limits():
 
 
 def test_droptail_limits_are_p3s_only():
-    # P1 and P2 (the thesis' forms) have no senders' limits: refused, not silently ignored.
-    for model in ("P1", "P2"):
+    # P1 and P2 (the thesis' forms) have no senders' limits, and random drop spares no flow at its limit:
+    # refused, not printed as if the limits had been used.
+    for choice in ({"model": "P1"}, {"model": "P2"}, {"policy": "random-drop"}):
         for limit in ({"max_window": 122}, {"access_rate": 5e6}):
-            with pytest.raises(ValueError, match="max_window and access_rate apply to model P3 only"):
-                calculator.droptail_sizing(n_flows=20, buffer=500, model=model, **limit, **REFERENCE_LINK)
+            with pytest.raises(ValueError, match="apply to model P3 with policy droptail only"):
+                calculator.droptail_sizing(n_flows=20, buffer=500, **choice, **limit, **REFERENCE_LINK)
     for bad in ({"max_window": 0}, {"max_window": -1}, {"max_window": math.inf}, {"max_window": math.nan},
                 {"access_rate": 0}, {"access_rate": math.inf}):
         with pytest.raises(ValueError, match=next(iter(bad))):

@@ -140,9 +140,10 @@ BAD = [
     (["droptail", *LINK, "--flows", "30", "--buffer", "500", "--max-window", "1000b"],   # under one 1500-byte packet
      ["--max-window", "at least one packet"]),
     (["droptail", *LINK, "--flows", "30", "--buffer", "500", "--access-rate", "5 mbit"], ["--access-rate", "one word"]),
-    *((["droptail", *LINK, "--flows", "30", "--buffer", "500", "--model", model, option, value],
-       ["--max-window and --access-rate apply to --model P3 only", model])
-      for model in ("P1", "P2") for option, value in (("--max-window", "44p"), ("--access-rate", "5mbit"))),
+    *((["droptail", *LINK, "--flows", "30", "--buffer", "500", *choice, option, value],
+       ["--max-window and --access-rate apply to --model P3 with --policy droptail only", choice[1]])
+      for choice in (["--model", "P1"], ["--model", "P2"], ["--policy", "random-drop"])
+      for option, value in (("--max-window", "44p"), ("--access-rate", "5mbit"))),
     (["hstcp", "--window", "100:38"], ["--window", "LOW <= HIGH"]),
     (["hstcp", "--window", "1:5"], ["--window"]),
     (["hstcp", "--loss", "2:3"], ["--loss"]),
@@ -435,3 +436,17 @@ def test_droptail_inverse_modes_use_the_limits(capsys, target):
         assert droptail.equilibrium(20, first["buffer"] - 1, **kw).loss_rate > float(target[1])
         plain = json.loads(run(capsys, REFERENCE_20[:-2] + target + ["--json"])[1])["rules"][0]
         assert plain["buffer"] != first["buffer"]   # the limits move the answer
+
+
+def test_simulate_drop_tail_says_where_one_flow_escapes(capsys, scenario):
+    # The scenario's senders keep the simulator's defaults: Tahoe, 64 KB of 576-byte packets (113), access
+    # links at 10 x 10 Mbit/s / 10 flows; P3 at those limits has one flow escape with its 113 packets.
+    from tcpmodels import droptail, units
+    e = droptail.equilibrium(10, 100, rtt=0.1, capacity=units.capacity(10e6, 576), sender="tahoe", max_window=113,
+                             access_rate=units.capacity(10e6, 576))
+    status, out, err = run(capsys, ["simulate", str(scenario)])
+    assert status == 0 and e.escaping_window == 113
+    assert f"{100 * e.loss_rate:.3g} %" in out.split("loss rate", 1)[1].splitlines()[0]
+    assert f"{e.jain_index:.3f}" in out.split("Jain index", 1)[1].splitlines()[0]
+    assert "lock-out: P3 predicts one flow escapes the overflows at the senders' limits (window 113 packets, " \
+           "access links 10mbit) holding 113 packets" in out

@@ -748,8 +748,9 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, del
         Length of one retransmission time-out [s].
     max_window : float, optional
         The senders' largest window (receive window or send-buffer limit),
-        > 0, finite; None for none [packets].  P3 only: P1 and P2, the
-        thesis' forms, have no senders' limits, and are refused with one.
+        > 0, finite; None for none [packets].  Drop-tail P3 only: P1 and P2,
+        the thesis' forms, have no senders' limits, and random drop spares no
+        flow at its limit (it drops queued packets); both are refused with one.
     access_rate : float, optional
         Rate of each sender's access link, > 0, finite; None for links that
         never limit a flow [bit/s].  P3 only, as `max_window`.
@@ -770,9 +771,11 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, del
     limits = _senders_limits(lk, max_window, access_rate)
     kw = dict(model=_checks.choice("model", model, droptail.MODELS), policy=policy, sender=sender,
               rto=float(_checks.positive("rto", rto, finite=True)), **limits)
-    if limits and kw["model"] != "P3":  # droptail.equilibrium would ignore them: say so rather than print P1 as asked
-        raise ValueError(f"max_window and access_rate apply to model P3 only (P1 and P2, the thesis' forms, have "
-                         f"no senders' limits), got model {kw['model']!r}")
+    if limits and (kw["model"], policy) != ("P3", "droptail"):  # rather than print a model that ignores them
+        raise ValueError(f"max_window and access_rate apply to model P3 with policy droptail only (P1 and P2, the "
+                         "thesis' forms, have no senders' limits; random drop takes its drops from the queued "
+                         "packets, so no flow escapes the overflows: RFC 2309), got model "
+                         f"{kw['model']!r}, policy {policy!r}")
     if loss_rate is not None:
         _checks.in_range("loss_rate", loss_rate, 0, 1, low_open=True, high_open=True)
         first, name = _buffer_for_loss(lk, n, float(loss_rate), kw), "target-loss"
