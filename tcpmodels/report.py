@@ -394,8 +394,9 @@ def _escaping_line(s):
         return []
     return [f"  lock-out: P3 predicts one flow escapes the overflows at the senders' limits (window "
             f"{s.scenario.max_window} packets, access links {calculator.tc_rate(s.scenario.flow_access_rate)}) holding "
-            f"{escaper:.0f} packets (the average window above is the others'); the simulator has no such flow, so "
-            "its Jain index stays near 1 where ns-3's is 0.38-0.52 (the 10 ms drop-tail reference, 20-200 flows)."]
+            f"{escaper:.0f} packets (the average window above is the others'); the simulator has no such flow "
+            "(its Jain index is its own spread, without lock-out; ns-3's is 0.38-0.52 on the 10 ms drop-tail "
+            "reference, 20-200 flows)."]
 
 
 def plot(simulation, path):
