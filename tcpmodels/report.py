@@ -255,9 +255,8 @@ def _lockout_lines(s):
            "its limit it sends no growth packets, which are what an overflow drops; Jain: the flows' rates' Jain "
            "index that gives, 1 = equal)"]
     if first.escaping_window:
-        share = first.escaping_window / (first.queue + s.link.bdp)
         out.append(f"  lock-out: with the {first.buffer:.0f}-packet buffer one flow escapes the overflows and holds "
-                   f"{first.escaping_window:.0f} packets ({_pct(share)} of the packets sent); the other "
+                   f"{first.escaping_window:.0f} packets ({_pct(first.escaping_share)} of the packets sent); the other "
                    f"{s.n_flows - 1} share the rest and all the loss: Jain index {first.jain_index:.2f}.")
     else:
         out.append(f"  lock-out: none with the {first.buffer:.0f}-packet buffer (the limits do not stop a flow below "

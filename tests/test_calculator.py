@@ -261,6 +261,27 @@ def test_droptail_with_the_senders_limits_is_p3s_step_5():
                                     / s.link.capacity))
 
 
+@pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")   # small buffers: the half-storage band
+def test_escaping_share_is_the_share_the_jain_index_uses():
+    # escaping_share is the escaping flow's packets over all the packets held (queue plus wire, each sent
+    # once per round trip), 0 where none escapes (below 108 packets of buffer no flow escapes at 122),
+    # and the share the Jain index is computed from; the calculator's rows carry it.
+    cap, n = units.capacity(10e6, 576), 20
+    e = droptail.equilibrium(n, np.arange(20.0, 1000.0, 7.0), rtt=0.01, capacity=cap, max_window=122)
+    s = e.escaping_share
+    assert (s > 0).any() and (s == 0).any() and np.array_equal(s == 0, e.escaping_window == 0)
+    np.testing.assert_allclose(s, e.escaping_window / (e.queue + cap * 0.01), rtol=1e-12)
+    np.testing.assert_allclose(e.jain_index, np.where(s > 0, 1 / (n * (s**2 + (1 - s) ** 2 / (n - 1))), 1),
+                               rtol=1e-12)
+    for model in ("P1", "P2"):
+        assert droptail.equilibrium(n, 500, rtt=0.01, capacity=cap, model=model).escaping_share == 0
+    rows = calculator.droptail_sizing(n_flows=20, buffer=500, max_window=122, access_rate=5e6, **REFERENCE_LINK).rules
+    assert [r.escaping_share for r in rows] == [
+        float(droptail.equilibrium(n, r.buffer, rtt=0.01, capacity=cap, max_window=122,
+                                   access_rate=units.capacity(5e6, 576)).escaping_share) for r in rows]
+    assert rows[0].escaping_share == pytest.approx(122 / (rows[0].queue + cap * 0.01), rel=1e-12)
+
+
 @pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")   # equilibrium() in the half-storage band
 def test_droptail_buffer_for_a_loss_is_the_smallest_with_the_limits():
     # With a window limit alone loss jumps up where one flow starts escaping (20 flows, 10 ms: at 108

@@ -270,6 +270,9 @@ class BufferRule(Result):
         [packets].
     jain_index : float
         Jain index of the flows' rates that gives; 1 where no flow escapes [-].
+    escaping_share : float
+        Fraction of the packets sent that the escaping flow sends; 0 where
+        none escapes [-].
     """
 
     rule: str
@@ -284,6 +287,7 @@ class BufferRule(Result):
     status: str
     escaping_window: float
     jain_index: float
+    escaping_share: float
 
 
 @dataclasses.dataclass(frozen=True)
@@ -672,7 +676,8 @@ def _droptail_rule(lk, n, name, buffer, model):
     labels += [_DELAY] if e.queue / lk.capacity > MAX_DELAY else []
     rule = BufferRule(name, float(buffer), float(buffer * lk.packet_size), float(buffer / lk.capacity),
                       float(e.loss_rate), float(e.queue), float(e.queue) / lk.capacity, float(e.timeouts_per_packet),
-                      float(buffer / n), labels[0] if labels else _OK, float(e.escaping_window), float(e.jain_index))
+                      float(buffer / n), labels[0] if labels else _OK,
+                      *(float(x) for x in (e.escaping_window, e.jain_index, e.escaping_share)))
     return rule, said
 
 
