@@ -291,12 +291,14 @@ def text_example(e):
         "tcpmodels worked example: " + ("the thesis' standard link (Morris 1999, Fig. 3.2)" if standard
                                         else "your link (the thesis' standard link is 10mbit, 100ms, 576b)"),
         f"{_link_line(r.link)}; {r.n_flows} long-lived TCP flows.", "",
-        f"1. Drop-tail (droptail.equilibrium, {d.model}): holding loss at {_pct(d.target_loss)} takes a "
-        f"{need.buffer:.0f}-packet buffer ({need.queue_per_flow:.1f} per flow, average queue {_ms(need.delay)}; "
-        f"{need.status}).",
+        f"1. Drop-tail (droptail.equilibrium, {d.model}{_limits_words(d)}): holding loss at {_pct(d.target_loss)} "
+        f"takes a {need.buffer:.0f}-packet buffer ({need.queue_per_flow:.1f} per flow, average queue "
+        f"{_ms(need.delay)}; {need.status}).",
         f"   One BDP ({bdp.buffer:.0f} packets) gives {_pct(bdp.loss_rate)} loss ({bdp.status}); BDP/sqrt(N) "
-        f"({root.buffer:.0f} packets) gives {_pct(root.loss_rate)} ({root.status}).", "",
-        f"2. RED sized for {_pct(r.target_loss)} loss (section 5.3.4): min_th {r.min_th:g}, "
+        f"({root.buffer:.0f} packets) gives {_pct(root.loss_rate)} ({root.status}).",
+        *_example_limits(d, e.droptail_without_limits), "",
+        f"2. RED sized for {_pct(r.target_loss)} loss (section 5.3.4"
+        + ("; its model has no senders' limits" if e.droptail_without_limits else "") + f"): min_th {r.min_th:g}, "
         f"max_th {r.max_th:g} packets, max_p {r.max_p:.3g}.",
         f"   Predicted (model {r.model}): loss {_pct(p.loss_rate)}, average queue {p.queue:.0f} packets "
         f"({_ms(p.delay)}), {p.queue_per_flow:.1f} packets per flow,",
@@ -314,11 +316,29 @@ def text_example(e):
         "Next:",
         f"  tcpmodels red {link} --flows {r.n_flows} --loss {r.target_loss:g}",
         f"  tcpmodels fpq {link} --max-flows {4 * r.n_flows}",
-        f"  tcpmodels droptail {link} --flows {r.n_flows} --buffer {bdp.buffer:.0f}",
+        f"  tcpmodels droptail {link} --flows {r.n_flows} --buffer {bdp.buffer:.0f}{_limit_options(d)}",
         "  tcpmodels simulate example:standard_red      (tcpmodels example --list: the shipped scenarios)",
         "  tcpmodels --help",
     ]
     return "\n".join(lines)
+
+
+def _example_limits(d, plain):
+    """The worked example's drop-tail buffer with the senders' limits beside the one without them."""
+    if plain is None:
+        return []
+    need, free = d.rules[0], plain.rules[0]
+    escape = (f"one flow escapes the overflows and holds {need.escaping_window:.0f} packets "
+              f"({_pct(need.escaping_share)} of the packets sent; Jain index {need.jain_index:.2f})"
+              if need.escaping_window else "none (no limit stops a flow below the storage)")
+    return [f"   Lock-out: {escape}. Without the limits the same loss takes {free.buffer:.0f} packets "
+            f"({free.status})."]
+
+
+def _limit_options(d):
+    """The command-line options that give `d`'s senders' limits, as the user would type them."""
+    return ((f" --max-window {d.max_window:g}p" if d.max_window is not None else "")
+            + (f" --access-rate {calculator.tc_rate(d.access_rate)}" if d.access_rate is not None else ""))
 
 
 # ----------------------------------------------------------------------------- commands

@@ -333,6 +333,22 @@ def test_example_and_json():
     assert e.fpq.n_flows == 300 and e.fpq.queue == pytest.approx(1500)     # 5 packets per flow
     text = json.dumps(calculator.jsonable(e), allow_nan=False)
     assert json.loads(text)["red"]["tc"]["command"].startswith("tc qdisc add dev DEV root red")
+    assert e.droptail_without_limits is None and e.droptail.max_window is None
+
+
+def test_example_with_the_senders_limits():
+    # The limits reach the drop-tail sizing alone (RED's and FPQ's models have none); the sizing without them
+    # stands beside it.
+    e = calculator.example(max_window=122, access_rate=1e6)
+    kw = dict(loss_rate=0.02, **STANDARD)
+    assert e.droptail == calculator.droptail_sizing(n_flows=300, max_window=122, access_rate=1e6, **kw)
+    assert e.droptail_without_limits == calculator.droptail_sizing(n_flows=300, **kw) == calculator.example().droptail
+    plain = calculator.example()   # (compared as JSON: NaN fields, a period where none, are never ==)
+    assert calculator.jsonable((e.red, e.fpq)) == calculator.jsonable((plain.red, plain.fpq))
+    assert calculator.example(max_window=122).droptail.access_rate is None
+    for bad in ({"max_window": 0}, {"max_window": math.inf}, {"access_rate": -1}, {"access_rate": math.nan}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            calculator.example(**bad)
 
 
 # ----------------------------------------------------------------------------- scenario files
