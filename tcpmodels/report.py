@@ -381,8 +381,10 @@ def text_simulate(s):
     settings = ", ".join(f"{k} {v:g}" for k, v in sc.queue.to_dict().items()
                          if isinstance(v, (int, float)) and not isinstance(v, bool))
 
+    width = max(24, len(f"predicted {s.model}") + 1)   # the header "predicted P3 (random-drop)" and a space
+
     def row(name, value, guess="-", unit=""):
-        extra = f"{guess:>24}" if s.model else ""
+        extra = f"{guess:>{width}}" if s.model else ""
         return f"  {name:<22}{value:>12}{extra}{unit}"
 
     def predicted(fmt, field):
@@ -403,7 +405,19 @@ def text_simulate(s):
         row("average window", f"{r.window:.1f}", predicted("{:.1f}".format, "window"), "  packets"),
         row("Jain index", f"{r.jain_index:.3f}", predicted("{:.3f}".format, "jain_index")),
         f"  goodput per flow: mean {r.goodput.mean():.1f}, min {r.goodput.min():.1f}, "
-        f"max {r.goodput.max():.1f} packets/s", *_escaping_line(s)])
+        f"max {r.goodput.max():.1f} packets/s", *_escaping_line(s), *_model_line(s)])
+
+
+def _model_line(s):
+    """Why there is no prediction, or what random drop's leaves out."""
+    if s.no_prediction:
+        return [f"  no prediction: {s.no_prediction}."]
+    if s.model != "P3 (random-drop)":
+        return []
+    return [f"  random drop: P3 with Eq. 5.7's 1.5 packets held and without the senders' limits "
+            f"({calculator.limits_words(s.scenario)}), which stay above the flows' peak window "
+            f"({calculator.PEAK_WINDOW:.3g} x the average above): random drop takes its drops from the queued packets, "
+            "so no flow escapes the overflows at its limit (RFC 2309); no packet-level reference checks this model."]
 
 
 def _escaping_line(s):
@@ -411,11 +425,10 @@ def _escaping_line(s):
     escaper = getattr(s.prediction, "escaping_window", 0.0)
     if not escaper:
         return []
-    return [f"  lock-out: P3 predicts one flow escapes the overflows at the senders' limits (window "
-            f"{s.scenario.max_window} packets, access links {calculator.tc_rate(s.scenario.flow_access_rate)}) holding "
-            f"{escaper:.0f} packets (the average window above is the others'); the simulator has no such flow "
-            "(its Jain index is its own spread, without lock-out; ns-3's is 0.38-0.52 on the 10 ms drop-tail "
-            "reference, 20-200 flows)."]
+    return [f"  lock-out: P3 predicts one flow escapes the overflows at the senders' limits "
+            f"({calculator.limits_words(s.scenario)}) holding {escaper:.0f} packets (the average window above is the "
+            "others'); the simulator has no such flow (its Jain index is its own spread, without lock-out; ns-3's is "
+            "0.38-0.52 on the 10 ms drop-tail reference, 20-200 flows)."]
 
 
 def plot(simulation, path):

@@ -448,6 +448,60 @@ def test_simulate_droptail_predicts_with_the_scenarios_sender_and_limits():
     assert data["prediction"]["escaping_window"] == pytest.approx(float(e.escaping_window))
 
 
+def test_simulate_random_drop_predicts_with_random_drops_p3():
+    # A RandomDrop queue gets random drop's P3 without the senders' limits (random drop spares no flow at its
+    # limit), as the calculator's --policy random-drop; 100 flows keep 5 packets each, far below the scenario's
+    # limits (113 packets, 1 Mbit/s access links: 52 packets at the predicted round trip).
+    table = {"n_flows": 100, "bandwidth": "10mbit", "rtt": "10ms", "duration": "3s", "warmup": "1s",
+             "queue": {"type": "RandomDrop", "buffer": 500}, "sender": "newreno"}
+    s = calculator.simulate(scenario_file.scenario_from_table(table))
+    e = droptail.equilibrium(100, 500, rtt=0.01, capacity=s.link.capacity, policy="random-drop", sender="newreno")
+    assert (s.model, s.prediction, s.predicted_loss, s.no_prediction) == ("P3 (random-drop)", e, e.loss_rate, None)
+    assert e.escaping_window == 0 and calculator.PEAK_WINDOW * e.window < 52
+    # 10 flows through 1000 packets on 100 ms would peak at 148 packets: the 113-packet window caps them, which
+    # random drop's model cannot take, so no prediction, and why; with the cap lifted, the prediction.
+    capped = dict(table, n_flows=10, rtt="100ms", duration="2s", warmup="1s",
+                  queue={"type": "RandomDrop", "buffer": 1000})
+    s = calculator.simulate(scenario_file.scenario_from_table(capped))
+    assert (s.model, s.prediction, s.predicted_loss) == (None, None, None)
+    assert s.no_prediction.startswith("the senders' limits (window 113 packets, access links 10mbit) hold a flow to "
+                                      "113 packets, below the 148 at the peak of random drop's predicted window")
+    free = scenario_file.scenario_from_table(dict(capped, sender={"type": "NewReno", "max_window": 1000}))
+    e = droptail.equilibrium(10, 1000, rtt=0.1, capacity=s.link.capacity, policy="random-drop")
+    assert calculator.PEAK_WINDOW * e.window < min(1000, units.capacity(10e6, 576) * (0.1 + e.queue / s.link.capacity))
+    assert calculator.simulate(free).prediction == e
+
+
+def test_simulate_predicts_one_population_or_says_why_not():
+    # The models take one long-lived population of one sender, one round trip, loss only at the queue.
+    base = dict(n_flows=10, bandwidth=10e6, rtt=0.1, queue=sim.DropTail(buffer=100), duration=2.0, warmup=1.0)
+    cases = [
+        (dict(senders=[(5, sim.NewReno()), (5, sim.Tahoe())]), "the sender groups differ (5 NewReno, 5 Tahoe): the "
+         "models take one sender for every flow"),
+        (dict(senders=[(4, sim.NewReno(max_window=30)), (6, sim.NewReno())]),
+         "the sender groups differ (4 NewReno max_window 30, 6 NewReno max_window None)"),
+        (dict(senders=[(5, sim.NewReno()), (5, sim.HighSpeed())]), "(5 NewReno, 5 HighSpeed)"),
+        (dict(sender=sim.HighSpeed()), "no closed form here for HighSpeed senders"),
+        (dict(queue=sim.CHOKe()), "no closed form here for a CHOKe queue"),
+        (dict(rtt=(0.05,) * 5 + (0.2,) * 5), "the flows' round trips are given one by one (0.05-0.2 s)"),
+        (dict(workload=sim.FiniteTransfers()), "FiniteTransfers flows end: the models are for long-lived flows"),
+        (dict(link_loss=0.01), "link_loss 0.01: the models have no losses outside the bottleneck queue"),
+    ]
+    for change, reason in cases:
+        sc = sim.Scenario(**{**base, **change})
+        assert reason in calculator.no_prediction(sc), change
+    s = calculator.simulate(sim.Scenario(**{**base, **cases[0][0]}))   # never the first group's prediction
+    assert (s.model, s.prediction, s.predicted_loss) == (None, None, None) and "5 Tahoe" in s.no_prediction
+    s = calculator.simulate(sim.Scenario(**{**base, "rtt": (0.05,) * 5 + (0.2,) * 5}))   # runs, at the mean RTT
+    assert s.link.rtt == pytest.approx(0.125) and s.model is None
+    unlimited = sim.Scenario(**{**base, "access_rate": math.inf})   # no access link: no rate to print
+    assert calculator.limits_words(unlimited) == "window 113 packets, access links none"
+    # Groups that are all the same sender are one population: predicted as one.
+    same = calculator.simulate(sim.Scenario(**{**base, "senders": [(4, sim.NewReno()), (6, sim.NewReno())]}))
+    assert same.no_prediction is None
+    assert same.prediction == calculator.simulate(sim.Scenario(**{**base, "sender": sim.NewReno()})).prediction
+
+
 # ----------------------------------------------------------------------------- one configuration
 
 def test_the_printed_setting_simulates_as_predicted(standard_red):

@@ -484,3 +484,26 @@ def test_example_shows_the_senders_limits_beside_no_limits(capsys):
     assert json.loads(run(capsys, ["example", "--max-window", "65535b", "--json"])[1])["droptail"]["max_window"] == 113
     status, out, err = run(capsys, ["example"])
     assert "Lock-out" not in out and "senders' limits" not in out and "--max-window" not in out
+
+
+def test_simulate_random_drop_and_mixed_groups(capsys, tmp_path):
+    # A RandomDrop queue: random drop's P3 beside the run, saying why it leaves out the senders' limits.
+    from tcpmodels import droptail, units
+    path = tmp_path / "rd.toml"
+    path.write_text(SCENARIO.replace("DropTail", "RandomDrop").replace("100ms", "10ms")
+                    .replace("n_flows = 10", "n_flows = 40").replace('"20s"', '"3s"').replace('"5s"', '"1s"'))
+    e = droptail.equilibrium(40, 100, rtt=0.01, capacity=units.capacity(10e6, 576), policy="random-drop",
+                             sender="tahoe")
+    status, out, err = run(capsys, ["simulate", str(path)])
+    assert status == 0 and "simulated predicted P3 (random-drop)" in out
+    assert f"{100 * e.loss_rate:.3g} %" in out.split("loss rate", 1)[1].splitlines()[0]
+    assert "random drop: P3 with Eq. 5.7's 1.5 packets held and without the senders' limits (window 113 packets, " \
+           "access links 2500kbit), which stay above the flows' peak window" in out and "no prediction" not in out
+    # Mixed sender groups: no prediction, and a line naming the groups.
+    path.write_text(SCENARIO.replace('"5s"', '"5s"\nsenders = [[5, "newreno"], [5, "tahoe"]]')
+                    .replace('"20s"', '"2s"').replace('"5s"', '"1s"'))
+    status, out, err = run(capsys, ["simulate", str(path)])
+    assert status == 0 and "predicted" not in out and out.count("no prediction") == 1
+    assert "  no prediction: the sender groups differ (5 NewReno, 5 Tahoe): the models take one sender" in out
+    data = json.loads(run(capsys, ["simulate", str(path), "--json"])[1])
+    assert data["prediction"] is None and data["model"] is None and "5 Tahoe" in data["no_prediction"]
