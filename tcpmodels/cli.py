@@ -147,6 +147,8 @@ def _example_parser(commands):
     _link_options(p, {"bandwidth": "10mbit", "rtt": "100ms", "packet-size": "576b"})
     _add(p, "flows", default="300")
     _add(p, "loss", default="0.02")
+    _limit_options(p, "drop-tail P3 only: one flow escapes the overflows, drop-tail's lock-out; the drop-tail "
+                      "buffer is then also given without them; RED's and FPQ's models have none")
     p.add_argument("--list", action="store_true",
                    help="list the scenario files shipped with tcpmodels (tcpmodels simulate example:NAME)")
     _output_options(p, csv=False)
@@ -218,16 +220,20 @@ def _droptail_parser(commands):
     p.add_argument("--model", default="P3", choices=droptail.MODELS,
                    help="model of tcpmodels.droptail.equilibrium: P3 (most accurate) or P1 (Eq. 5.6/5.7 as "
                         "published) (default: P3)")
-    limits = p.add_argument_group("the senders' limits (P3 with --policy droptail only: one flow escapes the "
-                                  "overflows, drop-tail's lock-out)")
+    _limit_options(p, "P3 with --policy droptail only: one flow escapes the overflows, drop-tail's lock-out")
+    _add(p, "dev", default="DEV")
+    _output_options(p)
+
+
+def _limit_options(parser, scope):
+    """--max-window and --access-rate: the senders' limits, which drop-tail P3 alone takes (`scope` says so)."""
+    limits = parser.add_argument_group(f"the senders' limits ({scope})")
     limits.add_argument("--max-window", metavar="SIZE",
                         help="the senders' largest window (receive window or send-buffer limit): packets, 122 or "
                              "122p, or bytes with a size unit, divided by --packet-size and rounded down as scenario "
                              "files read them (64kb of 576-byte packets: 113; 64 KB of 536-byte segments is 122p)")
     limits.add_argument("--access-rate", metavar="RATE",
                         help="each sender's access-link rate as for tc: 5mbit, 1gbit (a plain number is bit/s)")
-    _add(p, "dev", default="DEV")
-    _output_options(p)
 
 
 def _hstcp_parser(commands):
@@ -299,7 +305,8 @@ def _run_example(args):
             f"example:{name:<16} {_summary(name)}" for name in names)
     lk = _link(args)
     return calculator.example(lk["bandwidth"], lk["rtt"], _value(args, "flows", units.parse_count),
-                              _value(args, "loss", units.parse_fraction), lk["packet_size"]), report.text_example
+                              _value(args, "loss", units.parse_fraction), lk["packet_size"], **_limits(args, lk)
+                              ), report.text_example
 
 
 def _summary(name):
@@ -341,8 +348,13 @@ def _run_droptail(args):
         lk["bandwidth"], lk["rtt"], _value(args, "flows", units.parse_count),
         loss_rate=_value(args, "loss", units.parse_fraction), buffer=_buffer(args, lk["packet_size"]),
         delay=_value(args, "delay", _time), packet_size=lk["packet_size"], policy=args.policy,
-        dev=args.dev, model=args.model, max_window=_max_window(args, lk["packet_size"]),
-        access_rate=_value(args, "access_rate", units.parse_rate)), report.text_droptail
+        dev=args.dev, model=args.model, **_limits(args, lk)), report.text_droptail
+
+
+def _limits(args, lk):
+    """The senders' limits as the calculator takes them: max_window [packets], access_rate [bit/s]."""
+    return dict(max_window=_max_window(args, lk["packet_size"]),
+                access_rate=_value(args, "access_rate", units.parse_rate))
 
 
 def _max_window(args, packet_size):

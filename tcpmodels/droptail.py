@@ -139,12 +139,17 @@ class Equilibrium(tcp.OperatingPoint):
         (``tests/test_droptail.py``).
     model : str
         ``"P1"``, ``"P2"`` or ``"P3"``.
+    escaping_share : float or ndarray
+        Fraction of all the flows' packets the escaping flow sends,
+        ``escaping_window / (queue + capacity rtt)`` [-] (each flow sends the
+        packets it holds once per round trip); 0 where no flow escapes.
     """
 
     losses_per_event: object
     escaping_window: object
     jain_index: object
     model: str
+    escaping_share: object
 
 
 def _policy(policy):
@@ -338,7 +343,7 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
     Equilibrium
         ``.loss_rate``, ``.queue``, ``.window``, ``.timeouts_per_packet``,
         ``.timeout_fraction``, ``.losses_per_event``, ``.escaping_window``,
-        ``.jain_index``, ``.model``.
+        ``.jain_index``, ``.model``, ``.escaping_share``.
 
     Notes
     -----
@@ -398,7 +403,7 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
     held = _policy(policy)
     inputs = (n_flows, buffer, rtt, capacity, rto)
     wire = cap * r
-    escaper, jain = 0.0, 1.0  # no flow escapes in P1 and P2
+    escaper, jain, share = 0.0, 1.0, 0.0  # no flow escapes in P1 and P2
     if model == "P1":
         l = loss_rate(n, b, policy=policy)  # Eq. 5.6 / 5.7
         q, per_event = np.broadcast_to(b, np.shape(l)), 1.0
@@ -437,5 +442,6 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
         _checks.warn_where(l > tcp._MAX_RELIABLE_LOSS,
                            f"{model} predicts loss above 10 %, beyond the thesis' stated validity; "
                            "use model='P3'")
-    out = (l, q, w, o, frac, *(np.broadcast_to(x, np.shape(l)) for x in (per_event, escaper, jain)))
-    return Equilibrium(*(_checks.scalar_or_array(x, *inputs) for x in out), model=model)
+    out = (l, q, w, o, frac, *(np.broadcast_to(x, np.shape(l)) for x in (per_event, escaper, jain, share)))
+    *fields, share = (_checks.scalar_or_array(x, *inputs) for x in out)
+    return Equilibrium(*fields, model=model, escaping_share=share)

@@ -255,9 +255,8 @@ def _lockout_lines(s):
            "its limit it sends no growth packets, which are what an overflow drops; Jain: the flows' rates' Jain "
            "index that gives, 1 = equal)"]
     if first.escaping_window:
-        share = first.escaping_window / (first.queue + s.link.bdp)
         out.append(f"  lock-out: with the {first.buffer:.0f}-packet buffer one flow escapes the overflows and holds "
-                   f"{first.escaping_window:.0f} packets ({_pct(share)} of the packets sent); the other "
+                   f"{first.escaping_window:.0f} packets ({_pct(first.escaping_share)} of the packets sent); the other "
                    f"{s.n_flows - 1} share the rest and all the loss: Jain index {first.jain_index:.2f}.")
     else:
         out.append(f"  lock-out: none with the {first.buffer:.0f}-packet buffer (the limits do not stop a flow below "
@@ -292,12 +291,14 @@ def text_example(e):
         "tcpmodels worked example: " + ("the thesis' standard link (Morris 1999, Fig. 3.2)" if standard
                                         else "your link (the thesis' standard link is 10mbit, 100ms, 576b)"),
         f"{_link_line(r.link)}; {r.n_flows} long-lived TCP flows.", "",
-        f"1. Drop-tail (droptail.equilibrium, {d.model}): holding loss at {_pct(d.target_loss)} takes a "
-        f"{need.buffer:.0f}-packet buffer ({need.queue_per_flow:.1f} per flow, average queue {_ms(need.delay)}; "
-        f"{need.status}).",
+        f"1. Drop-tail (droptail.equilibrium, {d.model}{_limits_words(d)}): holding loss at {_pct(d.target_loss)} "
+        f"takes a {need.buffer:.0f}-packet buffer ({need.queue_per_flow:.1f} per flow, average queue "
+        f"{_ms(need.delay)}; {need.status}).",
         f"   One BDP ({bdp.buffer:.0f} packets) gives {_pct(bdp.loss_rate)} loss ({bdp.status}); BDP/sqrt(N) "
-        f"({root.buffer:.0f} packets) gives {_pct(root.loss_rate)} ({root.status}).", "",
-        f"2. RED sized for {_pct(r.target_loss)} loss (section 5.3.4): min_th {r.min_th:g}, "
+        f"({root.buffer:.0f} packets) gives {_pct(root.loss_rate)} ({root.status}).",
+        *_example_limits(d, e.droptail_without_limits), "",
+        f"2. RED sized for {_pct(r.target_loss)} loss (section 5.3.4"
+        + ("; its model has no senders' limits" if e.droptail_without_limits else "") + f"): min_th {r.min_th:g}, "
         f"max_th {r.max_th:g} packets, max_p {r.max_p:.3g}.",
         f"   Predicted (model {r.model}): loss {_pct(p.loss_rate)}, average queue {p.queue:.0f} packets "
         f"({_ms(p.delay)}), {p.queue_per_flow:.1f} packets per flow,",
@@ -315,11 +316,29 @@ def text_example(e):
         "Next:",
         f"  tcpmodels red {link} --flows {r.n_flows} --loss {r.target_loss:g}",
         f"  tcpmodels fpq {link} --max-flows {4 * r.n_flows}",
-        f"  tcpmodels droptail {link} --flows {r.n_flows} --buffer {bdp.buffer:.0f}",
+        f"  tcpmodels droptail {link} --flows {r.n_flows} --buffer {bdp.buffer:.0f}{_limit_options(d)}",
         "  tcpmodels simulate example:standard_red      (tcpmodels example --list: the shipped scenarios)",
         "  tcpmodels --help",
     ]
     return "\n".join(lines)
+
+
+def _example_limits(d, plain):
+    """The worked example's drop-tail buffer with the senders' limits beside the one without them."""
+    if plain is None:
+        return []
+    need, free = d.rules[0], plain.rules[0]
+    escape = (f"one flow escapes the overflows and holds {need.escaping_window:.0f} packets "
+              f"({_pct(need.escaping_share)} of the packets sent; Jain index {need.jain_index:.2f})"
+              if need.escaping_window else "none (no limit stops a flow below the storage)")
+    return [f"   Lock-out: {escape}. Without the limits the same loss takes {free.buffer:.0f} packets "
+            f"({free.status})."]
+
+
+def _limit_options(d):
+    """The command-line options that give `d`'s senders' limits, as the user would type them."""
+    return ((f" --max-window {d.max_window:g}p" if d.max_window is not None else "")
+            + (f" --access-rate {calculator.tc_rate(d.access_rate)}" if d.access_rate is not None else ""))
 
 
 # ----------------------------------------------------------------------------- commands
@@ -362,8 +381,10 @@ def text_simulate(s):
     settings = ", ".join(f"{k} {v:g}" for k, v in sc.queue.to_dict().items()
                          if isinstance(v, (int, float)) and not isinstance(v, bool))
 
+    width = max(24, len(f"predicted {s.model}") + 1)   # the header "predicted P3 (random-drop)" and a space
+
     def row(name, value, guess="-", unit=""):
-        extra = f"{guess:>24}" if s.model else ""
+        extra = f"{guess:>{width}}" if s.model else ""
         return f"  {name:<22}{value:>12}{extra}{unit}"
 
     def predicted(fmt, field):
@@ -384,7 +405,19 @@ def text_simulate(s):
         row("average window", f"{r.window:.1f}", predicted("{:.1f}".format, "window"), "  packets"),
         row("Jain index", f"{r.jain_index:.3f}", predicted("{:.3f}".format, "jain_index")),
         f"  goodput per flow: mean {r.goodput.mean():.1f}, min {r.goodput.min():.1f}, "
-        f"max {r.goodput.max():.1f} packets/s", *_escaping_line(s)])
+        f"max {r.goodput.max():.1f} packets/s", *_escaping_line(s), *_model_line(s)])
+
+
+def _model_line(s):
+    """Why there is no prediction, or what random drop's leaves out."""
+    if s.no_prediction:
+        return [f"  no prediction: {s.no_prediction}."]
+    if s.model != "P3 (random-drop)":
+        return []
+    return [f"  random drop: P3 with Eq. 5.7's 1.5 packets held and without the senders' limits "
+            f"({calculator.limits_words(s.scenario)}), which stay above the flows' peak window "
+            f"({calculator.PEAK_WINDOW:.3g} x the average above): random drop takes its drops from the queued packets, "
+            "so no flow escapes the overflows at its limit (RFC 2309); no packet-level reference checks this model."]
 
 
 def _escaping_line(s):
@@ -392,11 +425,10 @@ def _escaping_line(s):
     escaper = getattr(s.prediction, "escaping_window", 0.0)
     if not escaper:
         return []
-    return [f"  lock-out: P3 predicts one flow escapes the overflows at the senders' limits (window "
-            f"{s.scenario.max_window} packets, access links {calculator.tc_rate(s.scenario.flow_access_rate)}) holding "
-            f"{escaper:.0f} packets (the average window above is the others'); the simulator has no such flow "
-            "(its Jain index is its own spread, without lock-out; ns-3's is 0.38-0.52 on the 10 ms drop-tail "
-            "reference, 20-200 flows)."]
+    return [f"  lock-out: P3 predicts one flow escapes the overflows at the senders' limits "
+            f"({calculator.limits_words(s.scenario)}) holding {escaper:.0f} packets (the average window above is the "
+            "others'); the simulator has no such flow (its Jain index is its own spread, without lock-out; ns-3's is "
+            "0.38-0.52 on the 10 ms drop-tail reference, 20-200 flows)."]
 
 
 def plot(simulation, path):

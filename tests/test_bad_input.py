@@ -23,7 +23,7 @@ BASE = {
     "hstcp": ["hstcp"],
 }
 OPTIONS = {
-    "example": ["--bandwidth", "--rtt", "--packet-size", "--flows", "--loss"],
+    "example": ["--bandwidth", "--rtt", "--packet-size", "--flows", "--loss", "--max-window", "--access-rate"],
     "red": ["--bandwidth", "--rtt", "--packet-size", "--flows", "--loss", "--min-th", "--limit", "--dev",
             "--model", "--sender", "--rto", "--max-delay", "--stability-margin"],
     "red-buffer": ["--buffer"],

@@ -261,6 +261,27 @@ def test_droptail_with_the_senders_limits_is_p3s_step_5():
                                     / s.link.capacity))
 
 
+@pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")   # small buffers: the half-storage band
+def test_escaping_share_is_the_share_the_jain_index_uses():
+    # escaping_share is the escaping flow's packets over all the packets held (queue plus wire, each sent
+    # once per round trip), 0 where none escapes (below 108 packets of buffer no flow escapes at 122),
+    # and the share the Jain index is computed from; the calculator's rows carry it.
+    cap, n = units.capacity(10e6, 576), 20
+    e = droptail.equilibrium(n, np.arange(20.0, 1000.0, 7.0), rtt=0.01, capacity=cap, max_window=122)
+    s = e.escaping_share
+    assert (s > 0).any() and (s == 0).any() and np.array_equal(s == 0, e.escaping_window == 0)
+    np.testing.assert_allclose(s, e.escaping_window / (e.queue + cap * 0.01), rtol=1e-12)
+    np.testing.assert_allclose(e.jain_index, np.where(s > 0, 1 / (n * (s**2 + (1 - s) ** 2 / (n - 1))), 1),
+                               rtol=1e-12)
+    for model in ("P1", "P2"):
+        assert droptail.equilibrium(n, 500, rtt=0.01, capacity=cap, model=model).escaping_share == 0
+    rows = calculator.droptail_sizing(n_flows=20, buffer=500, max_window=122, access_rate=5e6, **REFERENCE_LINK).rules
+    assert [r.escaping_share for r in rows] == [
+        float(droptail.equilibrium(n, r.buffer, rtt=0.01, capacity=cap, max_window=122,
+                                   access_rate=units.capacity(5e6, 576)).escaping_share) for r in rows]
+    assert rows[0].escaping_share == pytest.approx(122 / (rows[0].queue + cap * 0.01), rel=1e-12)
+
+
 @pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")   # equilibrium() in the half-storage band
 def test_droptail_buffer_for_a_loss_is_the_smallest_with_the_limits():
     # With a window limit alone loss jumps up where one flow starts escaping (20 flows, 10 ms: at 108
@@ -312,6 +333,22 @@ def test_example_and_json():
     assert e.fpq.n_flows == 300 and e.fpq.queue == pytest.approx(1500)     # 5 packets per flow
     text = json.dumps(calculator.jsonable(e), allow_nan=False)
     assert json.loads(text)["red"]["tc"]["command"].startswith("tc qdisc add dev DEV root red")
+    assert e.droptail_without_limits is None and e.droptail.max_window is None
+
+
+def test_example_with_the_senders_limits():
+    # The limits reach the drop-tail sizing alone (RED's and FPQ's models have none); the sizing without them
+    # stands beside it.
+    e = calculator.example(max_window=122, access_rate=1e6)
+    kw = dict(loss_rate=0.02, **STANDARD)
+    assert e.droptail == calculator.droptail_sizing(n_flows=300, max_window=122, access_rate=1e6, **kw)
+    assert e.droptail_without_limits == calculator.droptail_sizing(n_flows=300, **kw) == calculator.example().droptail
+    plain = calculator.example()   # (compared as JSON: NaN fields, a period where none, are never ==)
+    assert calculator.jsonable((e.red, e.fpq)) == calculator.jsonable((plain.red, plain.fpq))
+    assert calculator.example(max_window=122).droptail.access_rate is None
+    for bad in ({"max_window": 0}, {"max_window": math.inf}, {"access_rate": -1}, {"access_rate": math.nan}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            calculator.example(**bad)
 
 
 # ----------------------------------------------------------------------------- scenario files
@@ -409,6 +446,60 @@ def test_simulate_droptail_predicts_with_the_scenarios_sender_and_limits():
     assert calculator.droptail_prediction(defaults, s.link) == expected
     data = json.loads(json.dumps(calculator.jsonable(s), allow_nan=False))
     assert data["prediction"]["escaping_window"] == pytest.approx(float(e.escaping_window))
+
+
+def test_simulate_random_drop_predicts_with_random_drops_p3():
+    # A RandomDrop queue gets random drop's P3 without the senders' limits (random drop spares no flow at its
+    # limit), as the calculator's --policy random-drop; 100 flows keep 5 packets each, far below the scenario's
+    # limits (113 packets, 1 Mbit/s access links: 52 packets at the predicted round trip).
+    table = {"n_flows": 100, "bandwidth": "10mbit", "rtt": "10ms", "duration": "3s", "warmup": "1s",
+             "queue": {"type": "RandomDrop", "buffer": 500}, "sender": "newreno"}
+    s = calculator.simulate(scenario_file.scenario_from_table(table))
+    e = droptail.equilibrium(100, 500, rtt=0.01, capacity=s.link.capacity, policy="random-drop", sender="newreno")
+    assert (s.model, s.prediction, s.predicted_loss, s.no_prediction) == ("P3 (random-drop)", e, e.loss_rate, None)
+    assert e.escaping_window == 0 and calculator.PEAK_WINDOW * e.window < 52
+    # 10 flows through 1000 packets on 100 ms would peak at 148 packets: the 113-packet window caps them, which
+    # random drop's model cannot take, so no prediction, and why; with the cap lifted, the prediction.
+    capped = dict(table, n_flows=10, rtt="100ms", duration="2s", warmup="1s",
+                  queue={"type": "RandomDrop", "buffer": 1000})
+    s = calculator.simulate(scenario_file.scenario_from_table(capped))
+    assert (s.model, s.prediction, s.predicted_loss) == (None, None, None)
+    assert s.no_prediction.startswith("the senders' limits (window 113 packets, access links 10mbit) hold a flow to "
+                                      "113 packets, below the 148 at the peak of random drop's predicted window")
+    free = scenario_file.scenario_from_table(dict(capped, sender={"type": "NewReno", "max_window": 1000}))
+    e = droptail.equilibrium(10, 1000, rtt=0.1, capacity=s.link.capacity, policy="random-drop")
+    assert calculator.PEAK_WINDOW * e.window < min(1000, units.capacity(10e6, 576) * (0.1 + e.queue / s.link.capacity))
+    assert calculator.simulate(free).prediction == e
+
+
+def test_simulate_predicts_one_population_or_says_why_not():
+    # The models take one long-lived population of one sender, one round trip, loss only at the queue.
+    base = dict(n_flows=10, bandwidth=10e6, rtt=0.1, queue=sim.DropTail(buffer=100), duration=2.0, warmup=1.0)
+    cases = [
+        (dict(senders=[(5, sim.NewReno()), (5, sim.Tahoe())]), "the sender groups differ (5 NewReno, 5 Tahoe): the "
+         "models take one sender for every flow"),
+        (dict(senders=[(4, sim.NewReno(max_window=30)), (6, sim.NewReno())]),
+         "the sender groups differ (4 NewReno max_window 30, 6 NewReno max_window None)"),
+        (dict(senders=[(5, sim.NewReno()), (5, sim.HighSpeed())]), "(5 NewReno, 5 HighSpeed)"),
+        (dict(sender=sim.HighSpeed()), "no closed form here for HighSpeed senders"),
+        (dict(queue=sim.CHOKe()), "no closed form here for a CHOKe queue"),
+        (dict(rtt=(0.05,) * 5 + (0.2,) * 5), "the flows' round trips are given one by one (0.05-0.2 s)"),
+        (dict(workload=sim.FiniteTransfers()), "FiniteTransfers flows end: the models are for long-lived flows"),
+        (dict(link_loss=0.01), "link_loss 0.01: the models have no losses outside the bottleneck queue"),
+    ]
+    for change, reason in cases:
+        sc = sim.Scenario(**{**base, **change})
+        assert reason in calculator.no_prediction(sc), change
+    s = calculator.simulate(sim.Scenario(**{**base, **cases[0][0]}))   # never the first group's prediction
+    assert (s.model, s.prediction, s.predicted_loss) == (None, None, None) and "5 Tahoe" in s.no_prediction
+    s = calculator.simulate(sim.Scenario(**{**base, "rtt": (0.05,) * 5 + (0.2,) * 5}))   # runs, at the mean RTT
+    assert s.link.rtt == pytest.approx(0.125) and s.model is None
+    unlimited = sim.Scenario(**{**base, "access_rate": math.inf})   # no access link: no rate to print
+    assert calculator.limits_words(unlimited) == "window 113 packets, access links none"
+    # Groups that are all the same sender are one population: predicted as one.
+    same = calculator.simulate(sim.Scenario(**{**base, "senders": [(4, sim.NewReno()), (6, sim.NewReno())]}))
+    assert same.no_prediction is None
+    assert same.prediction == calculator.simulate(sim.Scenario(**{**base, "sender": sim.NewReno()})).prediction
 
 
 # ----------------------------------------------------------------------------- one configuration

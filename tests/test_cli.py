@@ -144,6 +144,12 @@ BAD = [
        ["--max-window and --access-rate apply to --model P3 with --policy droptail only", choice[1]])
       for choice in (["--model", "P1"], ["--model", "P2"], ["--policy", "random-drop"])
       for option, value in (("--max-window", "44p"), ("--access-rate", "5mbit"))),
+    *((["example", option, value], [option])
+      for option in ("--max-window", "--access-rate") for value in ("0", "-5", "inf", "1e400", "nan", "fast", "")),
+    (["example", "--max-window", "500b"], ["--max-window", "at least one packet"]),   # under one 576-byte packet
+    (["example", "--max-window", "10furlongs"], ["--max-window", "unit"]),
+    (["example", "--access-rate", "5 mbit"], ["--access-rate", "one word"]),
+    (["--access-rate", "5mbits"], ["--access-rate", "unknown unit"]),   # options alone: the example's
     (["hstcp", "--window", "100:38"], ["--window", "LOW <= HIGH"]),
     (["hstcp", "--window", "1:5"], ["--window"]),
     (["hstcp", "--loss", "2:3"], ["--loss"]),
@@ -450,3 +456,54 @@ def test_simulate_drop_tail_says_where_one_flow_escapes(capsys, scenario):
     assert f"{e.jain_index:.3f}" in out.split("Jain index", 1)[1].splitlines()[0]
     assert "lock-out: P3 predicts one flow escapes the overflows at the senders' limits (window 113 packets, " \
            "access links 10mbit) holding 113 packets" in out
+
+
+def test_example_shows_the_senders_limits_beside_no_limits(capsys):
+    # The standard link at 300 flows with 64 KB windows of 536-byte segments and 1 Mbit/s access links: the
+    # drop-tail sizing is droptail's with the limits, shown beside the one without; RED's and FPQ's are unchanged.
+    limits = ["--max-window", "122p", "--access-rate", "1mbit"]
+    status, out, err = run(capsys, ["example", *limits])
+    assert status == 0 and err == ""
+    with_limits = calculator.droptail_sizing(10e6, 0.1, 300, loss_rate=0.02, packet_size=576, max_window=122,
+                                             access_rate=1e6).rules[0]
+    plain = calculator.droptail_sizing(10e6, 0.1, 300, loss_rate=0.02, packet_size=576).rules[0]
+    assert with_limits.escaping_window == 122 and with_limits.buffer != plain.buffer
+    assert (f"P3 with the senders' limits (window 122 packets, access links 1mbit)): holding loss at 2 % takes a "
+            f"{with_limits.buffer:.0f}-packet buffer") in out
+    assert (f"Lock-out: one flow escapes the overflows and holds 122 packets ({100 * with_limits.escaping_share:.3g} % "
+            f"of the packets sent; Jain index {with_limits.jain_index:.2f}). Without the limits the same loss takes "
+            f"{plain.buffer:.0f} packets") in out
+    assert "its model has no senders' limits" in out and "--buffer 217 --max-window 122p --access-rate 1mbit" in out
+    data = json.loads(run(capsys, ["example", *limits, "--json"])[1])
+    assert data["droptail"]["max_window"] == 122 and data["droptail"]["rules"][0]["buffer"] == with_limits.buffer
+    assert data["droptail_without_limits"]["rules"][0]["buffer"] == plain.buffer
+    assert data["red"] == json.loads(run(capsys, ["example", "--json"])[1])["red"]
+    # A limit above what any flow holds: no lock-out, said so; a window in bytes is whole packets (65535b: 113).
+    status, out, err = run(capsys, ["--access-rate", "100mbit"])
+    assert status == 0 and "Lock-out: none (no limit stops a flow below the storage)" in out
+    assert json.loads(run(capsys, ["example", "--max-window", "65535b", "--json"])[1])["droptail"]["max_window"] == 113
+    status, out, err = run(capsys, ["example"])
+    assert "Lock-out" not in out and "senders' limits" not in out and "--max-window" not in out
+
+
+def test_simulate_random_drop_and_mixed_groups(capsys, tmp_path):
+    # A RandomDrop queue: random drop's P3 beside the run, saying why it leaves out the senders' limits.
+    from tcpmodels import droptail, units
+    path = tmp_path / "rd.toml"
+    path.write_text(SCENARIO.replace("DropTail", "RandomDrop").replace("100ms", "10ms")
+                    .replace("n_flows = 10", "n_flows = 40").replace('"20s"', '"3s"').replace('"5s"', '"1s"'))
+    e = droptail.equilibrium(40, 100, rtt=0.01, capacity=units.capacity(10e6, 576), policy="random-drop",
+                             sender="tahoe")
+    status, out, err = run(capsys, ["simulate", str(path)])
+    assert status == 0 and "simulated predicted P3 (random-drop)" in out
+    assert f"{100 * e.loss_rate:.3g} %" in out.split("loss rate", 1)[1].splitlines()[0]
+    assert "random drop: P3 with Eq. 5.7's 1.5 packets held and without the senders' limits (window 113 packets, " \
+           "access links 2500kbit), which stay above the flows' peak window" in out and "no prediction" not in out
+    # Mixed sender groups: no prediction, and a line naming the groups.
+    path.write_text(SCENARIO.replace('"5s"', '"5s"\nsenders = [[5, "newreno"], [5, "tahoe"]]')
+                    .replace('"20s"', '"2s"').replace('"5s"', '"1s"'))
+    status, out, err = run(capsys, ["simulate", str(path)])
+    assert status == 0 and "predicted" not in out and out.count("no prediction") == 1
+    assert "  no prediction: the sender groups differ (5 NewReno, 5 Tahoe): the models take one sender" in out
+    data = json.loads(run(capsys, ["simulate", str(path), "--json"])[1])
+    assert data["prediction"] is None and data["model"] is None and "5 Tahoe" in data["no_prediction"]

@@ -346,7 +346,7 @@ def test_equilibrium_input_forms():
     assert grid.loss_rate[1, 1] == pytest.approx(droptail.equilibrium(100, 500, rtt=0.05, capacity=CAP).loss_rate,
                                                  rel=1e-12)
     assert set(scalar.to_dict()) == {"loss_rate", "queue", "window", "timeouts_per_packet", "timeout_fraction",
-                                     "losses_per_event", "escaping_window", "jain_index", "model"}
+                                     "losses_per_event", "escaping_window", "jain_index", "model", "escaping_share"}
 
 
 def test_equilibrium_bad_input():

@@ -46,7 +46,15 @@ from .predictions import (
     hstcp_table,
     predict,
 )
-from .simulation import Simulation, droptail_prediction, red_scenario, simulate
+from .simulation import (
+    PEAK_WINDOW,
+    Simulation,
+    droptail_prediction,
+    limits_words,
+    no_prediction,
+    red_scenario,
+    simulate,
+)
 from .sizing import (
     BITS_PER_FLOW,
     T_CLEAR_MIN,
@@ -71,6 +79,7 @@ __all__ = [
     "DropTailSizing", "HSTCPRow", "HSTCPTable", "Simulation", "Example",
     "link", "predict", "tc_rate", "check_dev", "max_threshold", "tc_red", "ns3_red", "red_setting", "fpq_setting",
     "droptail_sizing", "hstcp_table", "load_scenario", "simulate", "red_scenario", "droptail_prediction", "example",
+    "no_prediction", "limits_words", "PEAK_WINDOW",
     "jsonable",
     "to_csv", "MAX_DELAY", "MAX_POINTS", "THESIS_PACKET_SIZE", "DEFAULT_MARGIN", "Remedy", "Verdict",
 ]

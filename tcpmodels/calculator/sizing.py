@@ -270,6 +270,9 @@ class BufferRule(Result):
         [packets].
     jain_index : float
         Jain index of the flows' rates that gives; 1 where no flow escapes [-].
+    escaping_share : float
+        Fraction of the packets sent that the escaping flow sends; 0 where
+        none escapes [-].
     """
 
     rule: str
@@ -284,6 +287,7 @@ class BufferRule(Result):
     status: str
     escaping_window: float
     jain_index: float
+    escaping_share: float
 
 
 @dataclasses.dataclass(frozen=True)
@@ -338,11 +342,15 @@ class Example(Result):
     red : REDSetting
     fpq : FPQRow
         FPQ's targets at the same flow count.
+    droptail_without_limits : DropTailSizing or None
+        With the senders' limits given, the same drop-tail sizing without
+        them, to show their effect; None without limits.
     """
 
     droptail: DropTailSizing
     red: REDSetting
     fpq: FPQRow
+    droptail_without_limits: object
 
 
 
@@ -672,7 +680,8 @@ def _droptail_rule(lk, n, name, buffer, model):
     labels += [_DELAY] if e.queue / lk.capacity > MAX_DELAY else []
     rule = BufferRule(name, float(buffer), float(buffer * lk.packet_size), float(buffer / lk.capacity),
                       float(e.loss_rate), float(e.queue), float(e.queue) / lk.capacity, float(e.timeouts_per_packet),
-                      float(buffer / n), labels[0] if labels else _OK, float(e.escaping_window), float(e.jain_index))
+                      float(buffer / n), labels[0] if labels else _OK,
+                      *(float(x) for x in (e.escaping_window, e.jain_index, e.escaping_share)))
     return rule, said
 
 
@@ -797,11 +806,15 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, del
                           f"tc qdisc add dev {dev} root bfifo limit {size}", tuple(notes))
 
 
-def example(bandwidth=10e6, rtt=0.1, n_flows=300, loss_rate=0.02, packet_size=THESIS_PACKET_SIZE):
+def example(bandwidth=10e6, rtt=0.1, n_flows=300, loss_rate=0.02, packet_size=THESIS_PACKET_SIZE, *,
+            max_window=None, access_rate=None):
     """The worked example: drop-tail, RED and FPQ for the same link and flows.
 
     Defaults are the thesis' standard link (Morris 1999, Fig. 3.2): 10 Mbit/s,
     100 ms, 576-byte packets, and 300 flows (section 5.3.5's 300 modem flows).
+    The senders' limits reach the drop-tail sizing (P3's lock-out, as in
+    :func:`droptail_sizing`), which is then also given without them; RED's
+    and FPQ's models have no senders' limits.
 
     Parameters
     ----------
@@ -814,14 +827,20 @@ def example(bandwidth=10e6, rtt=0.1, n_flows=300, loss_rate=0.02, packet_size=TH
         Target loss rate for RED and drop-tail.
     packet_size : float, optional
         [bytes].
+    max_window : float, optional
+        The senders' largest window, > 0, finite; None for none [packets].
+    access_rate : float, optional
+        Rate of each sender's access link, > 0, finite; None for none [bit/s].
 
     Returns
     -------
     Example
     """
-    dt = droptail_sizing(bandwidth, rtt, n_flows, loss_rate=loss_rate, packet_size=packet_size)
+    limits = {k: v for k, v in dict(max_window=max_window, access_rate=access_rate).items() if v is not None}
+    dt = droptail_sizing(bandwidth, rtt, n_flows, loss_rate=loss_rate, packet_size=packet_size, **limits)
     rs = red_setting(bandwidth, rtt, n_flows, loss_rate=loss_rate, packet_size=packet_size)
     fq = fpq_setting(bandwidth, rtt, n_flows, packet_size=packet_size)
-    return Example(dt, rs, fq.rows[-1])
+    plain = droptail_sizing(bandwidth, rtt, n_flows, loss_rate=loss_rate, packet_size=packet_size) if limits else None
+    return Example(dt, rs, fq.rows[-1], plain)
 
 
