@@ -68,12 +68,19 @@ earlier and hold half a packet less each.
     where the link idles); the simulator's queue sits 5-14 % below ns-3's on
     the 10 ms reference.
 
-    Its known gap is the losses per event on long links: 18-35 % under an
-    ns-3 replica of the reference on 100-200 ms links at 20-50 flows with
-    the limits (26-36 % without).  ns-3 loses 1.47-1.83 packets per loss
-    event (16 replica settings) where P3's random spread gives 1.27: its flows
-    lose an overflow's drops in clusters, 36-76 % of a flow's repeated
-    drops the next packet of the same burst.  At 100-200 flows Eq. 5.2
+    Its known gap is the losses per event on long links: 14-32 % under an
+    ns-3 replica of the reference with the limits (18-36 % without) on
+    100-200 ms links at 20-100 flows, on the rows with loss above 0.1 %
+    and windows of 10 packets or more.  ns-3 loses 1.47-1.84 packets per
+    loss event (38 replica runs) where P3's random spread gives 1.27: a
+    flow's packets pass the queue in trains, the two packets a delayed ACK
+    releases are lost together about half the time on long links (1.15-1.28
+    drops per hit burst), and the train's next pass, one round trip later,
+    adds 2-17 % to the same recovery.  The pairs' one half, derived in the
+    record's sixth pass, holds at 20-40 flows on long links (0.38-0.55), not
+    at 10 ms (0.23-0.32); tried in P3 it closes 5-9 points of the gap but
+    puts the reference's 150-flow row at +20.6 % with the limits, so P3
+    keeps 1.27.  At 100-200 flows Eq. 5.2
     over-states the packets held by 8-15 %, which offsets the low ``k`` on
     the 10 ms reference.  The mechanisms derived and tried, and what the
     simulator and the replica measured, are recorded in the
