@@ -314,6 +314,7 @@ class Sender:
             f.unseen_drops[i] += 1.0
             return
         f.dropped[i] += 1.0
+        self.ring.lost(i, 1.0)
         if f.state[i] == OPEN:
             f.state[i] = PENDING
             f.drop_mark[i] = f.dropped[i] - 1.0
