@@ -396,7 +396,11 @@ def test_p3_against_the_simulator_on_longer_and_faster_links():
     #   100 ms, 20 Mbit/s, 1000 packets: -15 -11  -3 +13 %   queue  +2  +3  +4  +5 %
     #   200 ms, 20 Mbit/s, 250 packets:  -27 -17  -2 +14 %   queue +21 +24 +24 +22 %
     # With RFC 6937's PRR (the default sender): -12 +5 +26 +43, -17 +2 +16 +41, -5 -7 +9 +26,
-    # -22 -6 +9 +30 %.  Before the duplicate ACKs were counted (bc21a83, RFC 6937's PRR): -16 -6 -3 -15,
+    # -22 -6 +9 +30 %.  With the receivers' immediate ACK of out-of-order data and the holes found one
+    # after another (tests/test_sim_validation.py): -21 -9 +6 +16, -24 -11 +1 +12, -23 -19 -9 +6,
+    # -29 -17 -6 +5 %, queue +1 ... +11 % (+33 ... +40 % behind the 250 packets); RFC 6937's PRR -13 +5
+    # +21 +37, -9 -0 +15 +37, -9 -10 +5 +19, -20 -4 +8 +24 %.
+    # Before the duplicate ACKs were counted (bc21a83, RFC 6937's PRR): -16 -6 -3 -15,
     # -14 -10 -2 -11, -4 -12 -7 -3, -16 -12 -5 -9 %, queue 0 ... +62 %; Eq. 5.6 (P1) +12 % to +887 %.
     # The simulator's loss at 200 flows fell by 37 % (100 ms, 10 Mbit/s: 0.0532 -> 0.0335), as on the
     # 10 ms reference (drop-tail at 200 flows +21 % -> -21 % against ns-3, where P3 is within 3 %).
