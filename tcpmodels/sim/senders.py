@@ -286,7 +286,9 @@ class Sender:
         multi = (djp > 1).nonzero()[0]  # (a power only where it is not the identity)
         if multi.size:
             lead[multi] **= 1 / djp[multi]
-        after = f.backlog[jp] + np.floor((arr[jp] + 1) * lead) + djp
+        behind = np.floor((arr[jp] + 1) * lead)  # the step's survivors after it
+        self.ring.first_lost(jp, djp, behind)
+        after = f.backlog[jp] + behind + djp
         first = o[i]
         jo = jp[first]
         f.state[jo] = PENDING
