@@ -60,3 +60,35 @@ def test_without_delayed_acks_no_receiver_bookkeeping():
     ring = AckRing(20, 2, float)
     ring.lost(FLOWS, np.ones(2))
     assert not ring.holes.any()
+
+
+def _deliver(ring, k, packets, lost=None, behind=None):
+    """Step ``k``: the flows deliver ``packets`` (after losing ``lost``, ``behind`` survivors after the first)."""
+    ring.take(k)
+    if lost is not None:  # (the engine's order: the queue's drops, then the sender places them)
+        ring.lost(FLOWS, lost)
+        ring.first_lost(FLOWS, lost, behind)
+    before = ring.rows2.sum(axis=0).copy()
+    ring.insert(FLOWS, np.asarray(packets, dtype=float), np.full(2, 2.0), np.zeros(2), np.zeros(2))
+    return ring.rows2.sum(axis=0) - before
+
+
+def test_a_hole_with_nothing_above_it_yet_leaves_the_held_ack_held():
+    ring = _ring()
+    _deliver(ring, 1, [1, 1])
+    assert list(ring.held) == [1.0, 1.0]
+    # Flow 0's only packet of the step is lost: its receiver got nothing and keeps holding;
+    # flow 1's survivor came after its lost packet: above the hole, ACKed at once with the held one.
+    assert list(_deliver(ring, 2, [0, 1], lost=np.ones(2), behind=np.array([0.0, 1.0]))) == [0.0, 2.0]
+    assert list(ring.held) == [1.0, 0.0]
+    # Flow 0's next packet arrives above the hole: it and the held one are ACKed at once.
+    assert list(_deliver(ring, 3, [1, 0])) == [2.0, 0.0]
+
+
+def test_a_step_whose_packets_were_all_lost_does_not_restart_the_delayed_ack_timer():
+    ring = _ring()
+    _deliver(ring, 1, [1, 1])
+    due = ring.held_due.copy()
+    _deliver(ring, 4, [0, 1], lost=np.array([1.0, 0.0]), behind=np.zeros(2))
+    assert ring.held_due[0] == due[0]  # still timed from its held packet's arrival
+    assert ring.held_due[1] != due[1]

@@ -216,3 +216,21 @@ def test_new_data_lost_and_found_in_recovery_is_repaired_in_it():
     assert f.holes[0] == 0.0 and f.retx_pending[0] == 2.0 and f.t_next[0] == end
     e.sender.recovery_ends(j, end)
     assert f.state[0] == OPEN
+
+
+def test_holes_listed_out_of_stream_order_are_each_retransmitted_once():
+    # Two queued packets removed in one step (CHOKe, random drop) are placed
+    # where each was: the second listed (2 packets) lies ahead of the first
+    # (1) in the ACK stream.  The ACKs pass it first: it alone is found lost
+    # and leaves the list; the other is found later.  3 lost, 3 retransmitted
+    # (listing them by the order they came in retransmitted the 2 twice and
+    # the invariant check found more ACKs than packets in flight).
+    e, f, j = _pending()
+    f.state[0] = RECOVERY
+    e.sender._add_holes(j, np.array([4.0]), np.array([1.0]))  # ACK place 104
+    e.sender._add_holes(j, np.array([1.0]), np.array([2.0]))  # ACK place 101
+    f.acked[0] = 104.0  # three packets ACKed past 101, not yet past 104
+    first = e.sender._take_found(j, 0.0)[0]
+    assert first == 2.0 and f.holes[0] == 1.0 and f.hole_at[0, 0] == 104.0 + 2.0
+    f.acked[0] = 109.0
+    assert first + e.sender._take_found(j, 0.0)[0] == 3.0 and f.holes[0] == 0.0

@@ -286,7 +286,9 @@ class Sender:
         multi = (djp > 1).nonzero()[0]  # (a power only where it is not the identity)
         if multi.size:
             lead[multi] **= 1 / djp[multi]
-        after = f.backlog[jp] + np.floor((arr[jp] + 1) * lead) + djp
+        behind = np.floor((arr[jp] + 1) * lead)  # the step's survivors after it
+        self.ring.first_lost(jp, djp, behind)
+        after = f.backlog[jp] + behind + djp
         first = o[i]
         jo = jp[first]
         f.state[jo] = PENDING
@@ -356,26 +358,31 @@ class Sender:
         be found.
         """
         ready, found = self._found_lost(j)
-        self._shift_holes(j, ready.sum(axis=1), found + retransmitted)
+        self._shift_holes(j, ready, found + retransmitted)
         return found
 
-    def _shift_holes(self, j, groups, later):
-        """Flows ``j`` drop their first ``groups`` groups (a count per flow); the others' places move ``later``."""
+    def _shift_holes(self, j, gone, later):
+        """Flows ``j`` drop the groups where ``gone`` holds (per flow and group); the others' places move ``later``.
+
+        The groups left are put in their order in the ACK stream: they need
+        not have been listed in it (two queued packets removed in one step,
+        CHOKe's or random drop's, are placed where each was).
+        """
         f = self.f
-        slots = f.hole_at.shape[1]
-        at = np.arange(slots) + groups[:, None]  # (the lists are in order)
-        keep = at < slots
-        np.minimum(at, slots - 1, out=at)
-        f.hole_at[j] = np.where(keep, np.take_along_axis(f.hole_at[j], at, axis=1), np.inf) + later[:, None]
-        f.hole_n[j] = np.where(keep, np.take_along_axis(f.hole_n[j], at, axis=1), 0.0)
+        at = np.where(gone, np.inf, f.hole_at[j])
+        order = np.argsort(at, axis=1, kind="stable")
+        at = np.take_along_axis(at, order, axis=1)
+        f.hole_n[j] = np.where(np.isinf(at), 0.0, np.take_along_axis(f.hole_n[j], order, axis=1))
+        f.hole_at[j] = at + later[:, None]
         f.holes[j] = f.hole_n[j].sum(axis=1)
 
     def _next_event_holes(self, j):
         """Flows ``j`` (with holes left after recovery) start a loss event at their first: its place is the ack_mark."""
         f = self.f
+        self._shift_holes(j, np.zeros(f.hole_at[j].shape, dtype=bool), np.zeros(j.size))  # (in stream order)
         f.ack_mark[j] = f.hole_at[j, 0]
         f.hole_n[j, 0] -= 1.0
-        self._shift_holes(j, (f.hole_n[j, 0] == 0).astype(np.int64), np.zeros(j.size))
+        self._shift_holes(j, f.hole_n[j] <= 0.0, np.zeros(j.size))
 
     def _retransmit_found(self, now):
         """Flows in fast recovery retransmit the holes found lost since it began (RFC 6675 NextSeg rule 1).
