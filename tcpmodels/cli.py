@@ -14,6 +14,7 @@ line and status 130; an output that cannot be written is one line and status 1.
 import argparse
 import contextlib
 import json
+import math
 import os
 import re
 import sys
@@ -36,6 +37,7 @@ _OPTION_OF = {
     "packet_size": "--packet-size", "ppf": "--ppf", "rto": "--rto", "policy": "--policy",
     "window": "--window", "points": "--points", "kind": "--kind", "dev": "--dev", "max_delay": "--max-delay",
     "delay": "--delay", "max_th": "--buffer", "stability_margin": "--stability-margin",
+    "max_window": "--max-window", "access_rate": "--access-rate",
 }
 
 
@@ -216,6 +218,14 @@ def _droptail_parser(commands):
     p.add_argument("--model", default="P3", choices=droptail.MODELS,
                    help="model of tcpmodels.droptail.equilibrium: P3 (most accurate) or P1 (Eq. 5.6/5.7 as "
                         "published) (default: P3)")
+    limits = p.add_argument_group("the senders' limits (P3 with --policy droptail only: one flow escapes the "
+                                  "overflows, drop-tail's lock-out)")
+    limits.add_argument("--max-window", metavar="SIZE",
+                        help="the senders' largest window (receive window or send-buffer limit): packets, 122 or "
+                             "122p, or bytes with a size unit, divided by --packet-size and rounded down as scenario "
+                             "files read them (64kb of 576-byte packets: 113; 64 KB of 536-byte segments is 122p)")
+    limits.add_argument("--access-rate", metavar="RATE",
+                        help="each sender's access-link rate as for tc: 5mbit, 1gbit (a plain number is bit/s)")
     _add(p, "dev", default="DEV")
     _output_options(p)
 
@@ -331,7 +341,20 @@ def _run_droptail(args):
         lk["bandwidth"], lk["rtt"], _value(args, "flows", units.parse_count),
         loss_rate=_value(args, "loss", units.parse_fraction), buffer=_buffer(args, lk["packet_size"]),
         delay=_value(args, "delay", _time), packet_size=lk["packet_size"], policy=args.policy,
-        dev=args.dev, model=args.model), report.text_droptail
+        dev=args.dev, model=args.model, max_window=_max_window(args, lk["packet_size"]),
+        access_rate=_value(args, "access_rate", units.parse_rate)), report.text_droptail
+
+
+def _max_window(args, packet_size):
+    """--max-window in whole packets: a window holds whole packets (segments), as a scenario file's."""
+    if args.max_window is None:
+        return None
+    window = math.floor(units.parse_buffer(args.max_window, packet_size, "--max-window", what="a window",
+                                           example="122p or 64kb"))
+    if window < 1:
+        raise ValueError(f"--max-window: expected at least one packet ({packet_size:g} bytes), "
+                         f"got {args.max_window!r}")
+    return window
 
 
 def _run_hstcp(args):
@@ -411,6 +434,8 @@ def _split_unit(argv):
 
 def _translate(message):
     """Name options, not Python arguments, in a library's error message."""
+    if message.startswith("--"):  # the option parsers' own messages name the option already
+        return message
     names = "|".join(_OPTION_OF)
     return re.sub(rf"(?<![-\w])({names})\b", lambda m: _OPTION_OF[m.group(1)], message)
 

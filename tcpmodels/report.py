@@ -216,24 +216,53 @@ def text_droptail(s):
     -------
     str
     """
+    limited = s.max_window is not None or s.access_rate is not None
     rows = [(_RULE_NAMES[r.rule], f"{r.buffer:.0f}", f"{r.buffer_bytes:.0f}", _num(1000 * r.max_delay),
              f"{100 * r.loss_rate:.3g}", f"{r.queue:.0f}", _num(1000 * r.delay), f"{r.timeouts_per_packet:.2g}",
-             f"{r.queue_per_flow:.2f}", r.status) for r in s.rules]
+             f"{r.queue_per_flow:.2f}", r.status)
+            + ((f"{r.escaping_window:.0f}" if r.escaping_window else "-", f"{r.jain_index:.2f}") if limited else ())
+            for r in s.rules]
     chosen = s.rules[0]
     out = [f"{s.policy} buffer for {s.n_flows} flows on a {_link_line(s.link)}",
            f"Predicted by tcpmodels.droptail.equilibrium, model {s.model}"
-           + (" (Eq. 5.6/5.7 as published)" if s.model == "P1" else "") + "; three buffer rules side by side:", "",
+           + (" (Eq. 5.6/5.7 as published)" if s.model == "P1" else "") + _limits_words(s)
+           + "; three buffer rules side by side:", "",
            _table(("rule", "packets", "bytes", "full ms", "loss %", "queue", "delay ms", "TO/pkt", "pkt/flow",
-                   "status"), rows),
+                   "status") + (("escaper", "Jain") if limited else ()), rows),
            f"  (queue and delay: the average; status: time-outs: loss > {_pct(calculator.MAX_LOSS)} or the model's "
            f"time-out warning; long delay: average delay > {_ms(calculator.MAX_DELAY)}; idle link: one overflow "
            "empties the buffer)"]
+    out += _lockout_lines(s) if limited else []
     out += [f"  note: {text}" for text in s.notes]
     out += ["", f"Linux tc for the first row ({chosen.buffer:.0f} packets; pfifo counts packets, bfifo bytes):",
             f"  {s.pfifo}", f"  {s.bfifo}"]
     if s.policy == "random-drop":
         out.append("  note: Linux has no random-drop queue; these lines drop from the tail (Eq. 5.6).")
     return "\n".join(out)
+
+
+def _limits_words(s):
+    """', senders' limits: ...' for the header line, or nothing."""
+    parts = ([f"window {s.max_window:g} packets"] if s.max_window is not None else []) + \
+        ([f"access links {calculator.tc_rate(s.access_rate)}"] if s.access_rate is not None else [])
+    return f" with the senders' limits ({', '.join(parts)})" if parts else ""
+
+
+def _lockout_lines(s):
+    """What the escaper and Jain columns mean, and the first row's escaping flow in words."""
+    first = s.rules[0]
+    out = ["  (escaper: packets held by the one flow predicted to escape the overflows, drop-tail's lock-out: at "
+           "its limit it sends no growth packets, which are what an overflow drops; Jain: the flows' rates' Jain "
+           "index that gives, 1 = equal)"]
+    if first.escaping_window:
+        share = first.escaping_window / (first.queue + s.link.bdp)
+        out.append(f"  lock-out: with the {first.buffer:.0f}-packet buffer one flow escapes the overflows and holds "
+                   f"{first.escaping_window:.0f} packets ({_pct(share)} of the packets sent); the other "
+                   f"{s.n_flows - 1} share the rest and all the loss: Jain index {first.jain_index:.2f}.")
+    else:
+        out.append(f"  lock-out: none with the {first.buffer:.0f}-packet buffer (the limits do not stop a flow below "
+                   "the storage, or one flow only): the flows share equally.")
+    return out
 
 
 def _link_options(lk):
@@ -334,11 +363,11 @@ def text_simulate(s):
                          if isinstance(v, (int, float)) and not isinstance(v, bool))
 
     def row(name, value, guess="-", unit=""):
-        extra = f"{guess:>20}" if s.model else ""
+        extra = f"{guess:>24}" if s.model else ""
         return f"  {name:<22}{value:>12}{extra}{unit}"
 
     def predicted(fmt, field):
-        return fmt(getattr(p, field)) if p is not None else "-"
+        return fmt(getattr(p, field)) if p is not None and hasattr(p, field) else "-"
 
     return "\n".join([
         f"Simulated {sc.n_flows} {type(sc.sender).__name__} flows through {type(sc.queue).__name__} ({settings})",
@@ -348,14 +377,26 @@ def text_simulate(s):
             row("ECN marks", _pct(r.mark_rate), predicted(_pct, "mark_rate"))] if getattr(sc.queue, "ecn", False)
           else [row("loss rate", _pct(r.loss_rate), _pct(s.predicted_loss) if s.model else "-")]),
         row("average queue", f"{r.queue:.0f}", predicted("{:.0f}".format, "queue"), "  packets"),
-        row("queueing delay", _ms(r.queue / lk.capacity), predicted(_ms, "delay")),
+        row("queueing delay", _ms(r.queue / lk.capacity), predicted(lambda q: _ms(q / lk.capacity), "queue")),
         row("utilization", _pct(r.utilization)),
         row("time-outs per packet", f"{r.timeouts_per_packet:.2g}", predicted("{:.2g}".format, "timeouts_per_packet")),
         row("time in time-out", _pct(r.timeout_fraction), predicted(_pct, "timeout_fraction")),
         row("average window", f"{r.window:.1f}", predicted("{:.1f}".format, "window"), "  packets"),
-        row("Jain index", f"{r.jain_index:.3f}"),
+        row("Jain index", f"{r.jain_index:.3f}", predicted("{:.3f}".format, "jain_index")),
         f"  goodput per flow: mean {r.goodput.mean():.1f}, min {r.goodput.min():.1f}, "
-        f"max {r.goodput.max():.1f} packets/s"])
+        f"max {r.goodput.max():.1f} packets/s", *_escaping_line(s)])
+
+
+def _escaping_line(s):
+    """Drop-tail P3's escaping flow at the scenario's limits, beside a simulator that has none."""
+    escaper = getattr(s.prediction, "escaping_window", 0.0)
+    if not escaper:
+        return []
+    return [f"  lock-out: P3 predicts one flow escapes the overflows at the senders' limits (window "
+            f"{s.scenario.max_window} packets, access links {calculator.tc_rate(s.scenario.flow_access_rate)}) holding "
+            f"{escaper:.0f} packets (the average window above is the others'); the simulator has no such flow "
+            "(its Jain index is its own spread, without lock-out; ns-3's is 0.38-0.52 on the 10 ms drop-tail "
+            "reference, 20-200 flows)."]
 
 
 def plot(simulation, path):

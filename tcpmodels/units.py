@@ -333,7 +333,7 @@ def parse_size(text, option="--packet-size"):
     return _scaled(text, option, SIZE_UNITS, "a size", "1500b")
 
 
-def parse_buffer(text, packet_size, option="--buffer"):
+def parse_buffer(text, packet_size, option="--buffer", *, what="a buffer", example="500 (packets) or 64kb"):
     """Parse a buffer: a count of packets, or a size in bytes turned into packets.
 
     Parameters
@@ -346,6 +346,9 @@ def parse_buffer(text, packet_size, option="--buffer"):
         Packet size [bytes].
     option : str
         The option or field being read, named in the error message.
+    what, example : str, optional
+        What the value is and a valid one, for the error message (a window
+        in packets is read as a buffer is).
 
     Returns
     -------
@@ -357,9 +360,9 @@ def parse_buffer(text, packet_size, option="--buffer"):
     >>> parse_buffer("500", 576), parse_buffer("500p", 576), parse_buffer("288000b", 576)
     (500.0, 500.0, 500.0)
     """
-    value, unit = _split(text, option, "a buffer", "500 (packets) or 64kb")
+    value, unit = _split(text, option, what, example)
     if unit in _PACKET_UNITS or not unit:
-        return _positive(value, text, option, "a buffer", "500 (packets) or 64kb")
+        return _positive(value, text, option, what, example)
     return parse_size(text, option) / packet_size
 
 

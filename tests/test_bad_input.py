@@ -29,7 +29,8 @@ OPTIONS = {
     "red-buffer": ["--buffer"],
     "fpq": ["--bandwidth", "--rtt", "--packet-size", "--max-flows", "--flows", "--loss", "--ppf", "--bits",
             "--t-clear", "--min-th", "--limit", "--dev", "--max-delay", "--stability-margin"],
-    "droptail": ["--bandwidth", "--rtt", "--packet-size", "--flows", "--buffer", "--policy", "--dev", "--model"],
+    "droptail": ["--bandwidth", "--rtt", "--packet-size", "--flows", "--buffer", "--policy", "--dev", "--model",
+                 "--max-window", "--access-rate"],
     "droptail-delay": ["--delay"],
     "hstcp": ["--window", "--loss", "--points", "--kind"],
 }

@@ -239,6 +239,56 @@ def test_droptail_given_buffer_and_policy():
         calculator.droptail_sizing(n_flows=20, buffer=500, policy="fifo", **STANDARD)
 
 
+REFERENCE_LINK = dict(bandwidth=10e6, rtt=0.01, packet_size=576)   # shared/reference/README.md
+
+
+def test_droptail_with_the_senders_limits_is_p3s_step_5():
+    # The drop-tail reference's 20-flow row: 64 KB windows of 536-byte segments (122), 5 Mbit/s access links.
+    s = calculator.droptail_sizing(n_flows=20, buffer=500, max_window=122, access_rate=5e6, **REFERENCE_LINK)
+    e = droptail.equilibrium(20, 500, rtt=0.01, capacity=s.link.capacity, max_window=122,
+                             access_rate=units.capacity(5e6, 576))
+    given = s.rules[0]
+    assert (given.loss_rate, given.queue, given.timeouts_per_packet) == (e.loss_rate, e.queue, e.timeouts_per_packet)
+    assert (given.escaping_window, given.jain_index) == (122.0, e.jain_index) and 0.5 < e.jain_index < 0.6
+    assert (s.max_window, s.access_rate) == (122.0, 5e6)
+    plain = calculator.droptail_sizing(n_flows=20, buffer=500, **REFERENCE_LINK).rules[0]
+    assert (plain.escaping_window, plain.jain_index) == (0.0, 1.0) and given.loss_rate > 1.1 * plain.loss_rate
+    # A window limit alone, and an access rate alone, each reach the model.
+    window = calculator.droptail_sizing(n_flows=20, buffer=500, max_window=100, **REFERENCE_LINK).rules[0]
+    access = calculator.droptail_sizing(n_flows=20, buffer=500, access_rate=2e6, **REFERENCE_LINK).rules[0]
+    assert window.escaping_window == 100 and access.escaping_window == pytest.approx(
+        units.capacity(2e6, 576) * (0.01 + droptail.equilibrium(20, 500, rtt=0.01, capacity=s.link.capacity).queue
+                                    / s.link.capacity))
+
+
+@pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")   # equilibrium() in the half-storage band
+def test_droptail_buffer_for_a_loss_is_the_smallest_with_the_limits():
+    # With a window limit alone loss jumps up where one flow starts escaping (20 flows, 10 ms: at 108
+    # packets), so it is not monotone in the buffer; the search still finds the smallest whole buffer
+    # that meets the target, on both sides of the jump.
+    cap = units.capacity(10e6, 576)
+    buffers = np.arange(1.0, 2000.0)
+    loss = droptail.equilibrium(20, buffers, rtt=0.01, capacity=cap, max_window=122).loss_rate
+    jump = int(np.flatnonzero(np.diff(loss) > 0)[0])
+    for target in (*np.geomspace(1e-3, 0.05, 7), *np.linspace(loss[jump], loss[jump + 1], 4)[1:-1]):
+        s = calculator.droptail_sizing(n_flows=20, loss_rate=target, max_window=122, **REFERENCE_LINK)
+        assert s.rules[0].buffer == buffers[np.argmax(loss <= target)], target
+        assert s.rules[0].loss_rate == loss[int(s.rules[0].buffer) - 1]
+
+
+def test_droptail_limits_are_p3s_only():
+    # P1 and P2 (the thesis' forms) have no senders' limits, and random drop spares no flow at its limit:
+    # refused, not printed as if the limits had been used.
+    for choice in ({"model": "P1"}, {"model": "P2"}, {"policy": "random-drop"}):
+        for limit in ({"max_window": 122}, {"access_rate": 5e6}):
+            with pytest.raises(ValueError, match="apply to model P3 with policy droptail only"):
+                calculator.droptail_sizing(n_flows=20, buffer=500, **choice, **limit, **REFERENCE_LINK)
+    for bad in ({"max_window": 0}, {"max_window": -1}, {"max_window": math.inf}, {"max_window": math.nan},
+                {"access_rate": 0}, {"access_rate": math.inf}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            calculator.droptail_sizing(n_flows=20, buffer=500, **bad, **REFERENCE_LINK)
+
+
 # ----------------------------------------------------------------------------- HSTCP
 
 def test_hstcp_table_over_windows_and_losses():
@@ -338,6 +388,27 @@ def test_simulate_sets_the_prediction_beside_the_run(tiny):
     data = json.loads(json.dumps(calculator.jsonable(s), allow_nan=False))
     assert data["scenario"]["queue"]["type"] == "RED" and data["scenario"]["sender"]["type"] == "NewReno"
     assert calculator.simulate(s.scenario, trace=True).result.trace is not None
+
+
+def test_simulate_droptail_predicts_with_the_scenarios_sender_and_limits():
+    # A drop-tail scenario's prediction is P3 with its sender's time-out spacing, its window cap and its
+    # access links (Scenario defaults: 64 KB of packets, 10 x the fair share).
+    table = {"n_flows": 10, "bandwidth": "10mbit", "rtt": "10ms", "duration": "3s", "warmup": "1s",
+             "queue": {"type": "DropTail", "buffer": 300}, "sender": {"type": "Tahoe", "max_window": 30},
+             "access_rate": "2mbit"}
+    sc = scenario_file.scenario_from_table(table, "f.toml")
+    s = calculator.simulate(sc)
+    e = droptail.equilibrium(10, 300, rtt=0.01, capacity=s.link.capacity, sender="tahoe", max_window=30,
+                             access_rate=units.capacity(2e6, 576))
+    assert s.model == "P3 (droptail)" and s.prediction == e and s.predicted_loss == e.loss_rate
+    assert e.escaping_window > 0 and e.jain_index < 1
+    # Without them: Tahoe, 64 KB of 576-byte packets (113) and 10 x 10 Mbit/s / 10 flows.
+    defaults = scenario_file.scenario_from_table({k: v for k, v in table.items() if k not in ("sender", "access_rate")})
+    expected = droptail.equilibrium(10, 300, rtt=0.01, capacity=s.link.capacity, sender="tahoe",
+                                    max_window=113, access_rate=units.capacity(10e6, 576))
+    assert calculator.droptail_prediction(defaults, s.link) == expected
+    data = json.loads(json.dumps(calculator.jsonable(s), allow_nan=False))
+    assert data["prediction"]["escaping_window"] == pytest.approx(float(e.escaping_window))
 
 
 # ----------------------------------------------------------------------------- one configuration

@@ -134,6 +134,16 @@ BAD = [
     (["fpq", *LINK, "--max-flows", "1400", "--t-clear", "0"], ["--t-clear"]),
     (["droptail", *LINK, "--flows", "30", "--buffer", "64kg"], ["--buffer", "unknown unit"]),
     (["droptail", *LINK, "--flows", "30", "--loss", "0.02", "--policy", "fifo"], ["--policy"]),
+    *((["droptail", *LINK, "--flows", "30", "--buffer", "500", option, value], [option])
+      for option in ("--max-window", "--access-rate") for value in ("0", "-5", "inf", "1e400", "nan", "fast", "")),
+    (["droptail", *LINK, "--flows", "30", "--buffer", "500", "--max-window", "10furlongs"], ["--max-window", "unit"]),
+    (["droptail", *LINK, "--flows", "30", "--buffer", "500", "--max-window", "1000b"],   # under one 1500-byte packet
+     ["--max-window", "at least one packet"]),
+    (["droptail", *LINK, "--flows", "30", "--buffer", "500", "--access-rate", "5 mbit"], ["--access-rate", "one word"]),
+    *((["droptail", *LINK, "--flows", "30", "--buffer", "500", *choice, option, value],
+       ["--max-window and --access-rate apply to --model P3 with --policy droptail only", choice[1]])
+      for choice in (["--model", "P1"], ["--model", "P2"], ["--policy", "random-drop"])
+      for option, value in (("--max-window", "44p"), ("--access-rate", "5mbit"))),
     (["hstcp", "--window", "100:38"], ["--window", "LOW <= HIGH"]),
     (["hstcp", "--window", "1:5"], ["--window"]),
     (["hstcp", "--loss", "2:3"], ["--loss"]),
@@ -361,3 +371,82 @@ def test_fpq_and_droptail_print_the_new_columns(capsys):
     assert status == 0 and "tcpmodels.droptail.equilibrium, model P3" in out and "status" in out
     data = json.loads(run(capsys, COMMANDS["droptail"] + ["--json", "--model", "P1"])[1])
     assert data["model"] == "P1" and {"queue", "delay", "status", "timeouts_per_packet"} <= set(data["rules"][0])
+
+
+# The drop-tail reference's 20-flow row (shared/reference/README.md): 10 Mbit/s, ~10 ms, 576-byte packets, a
+# 500-packet FIFO; senders capped at 64 KB = 122 segments of 536 bytes, access links at 10 x 10 Mbit/s / 20.
+REFERENCE_20 = ["droptail", "--bandwidth", "10mbit", "--rtt", "10ms", "--packet-size", "576b", "--flows", "20",
+                "--buffer", "500"]
+LIMITS_20 = ["--max-window", "122p", "--access-rate", "5mbit"]
+
+
+def _limited_20():
+    from tcpmodels import droptail, units
+    return droptail.equilibrium(20, 500, rtt=0.01, capacity=units.capacity(10e6, 576), max_window=122,
+                                access_rate=units.capacity(5e6, 576))
+
+
+def test_droptail_senders_limits_are_p3s_step_5(capsys):
+    e = _limited_20()
+    status, out, err = run(capsys, REFERENCE_20 + LIMITS_20 + ["--json"])
+    given = json.loads(out)["rules"][0]
+    assert status == 0 and err == ""
+    for field in ("loss_rate", "queue", "timeouts_per_packet", "escaping_window", "jain_index"):
+        assert given[field] == pytest.approx(float(getattr(e, field)), rel=1e-12), field
+    assert given["escaping_window"] == 122 and given["status"] == "long delay"
+    # Ignoring the limits would print P3 without them: 21 % less loss on this row.
+    plain = json.loads(run(capsys, REFERENCE_20 + ["--json"])[1])["rules"][0]
+    assert plain["escaping_window"] == 0 and plain["jain_index"] == 1
+    assert given["loss_rate"] > 1.1 * plain["loss_rate"]
+    data = json.loads(out)
+    assert data["max_window"] == 122 and data["access_rate"] == 5e6
+
+
+def test_droptail_text_says_where_one_flow_escapes(capsys):
+    e = _limited_20()
+    status, out, err = run(capsys, REFERENCE_20 + LIMITS_20)
+    assert status == 0 and "with the senders' limits (window 122 packets, access links 5mbit)" in out
+    assert f"{100 * e.loss_rate:.3g}" in out.split("given buffer", 1)[1].splitlines()[0]
+    assert (f"one flow escapes the overflows and holds 122 packets ({100 * 122 / (e.queue + 2170.138 * 0.01):.3g} %"
+            in out) and f"Jain index {e.jain_index:.2f}" in out
+    assert "escaper" in out.splitlines()[3] and "escaper" not in run(capsys, REFERENCE_20)[1]
+    rows = list(csv.DictReader(io.StringIO(run(capsys, REFERENCE_20 + LIMITS_20 + ["--csv"])[1])))
+    assert float(rows[0]["escaping_window"]) == 122 and float(rows[0]["jain_index"]) == pytest.approx(e.jain_index)
+
+
+def test_droptail_max_window_in_bytes_is_whole_packets(capsys):
+    # 65535 bytes of 576-byte packets hold 113 whole packets, as a scenario file reads a window in bytes.
+    as_bytes = json.loads(run(capsys, REFERENCE_20 + ["--max-window", "65535b", "--json"])[1])
+    assert as_bytes == json.loads(run(capsys, REFERENCE_20 + ["--max-window", "113", "--json"])[1])
+    assert as_bytes["max_window"] == 113 and as_bytes["rules"][0]["escaping_window"] == 113
+
+
+@pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")  # 1 % and 50 ms: the escaper holds half the storage
+@pytest.mark.parametrize("target", [["--loss", "0.002"], ["--loss", "0.01"], ["--delay", "50ms"]])
+def test_droptail_inverse_modes_use_the_limits(capsys, target):
+    # The buffer printed for a target is the forward model's with the same limits: its prediction meets
+    # the target loss and one packet less does not.
+    from tcpmodels import droptail, units
+    argv = REFERENCE_20[:-2] + target + LIMITS_20 + ["--json"]
+    first = json.loads(run(capsys, argv)[1])["rules"][0]
+    kw = dict(rtt=0.01, capacity=units.capacity(10e6, 576), max_window=122, access_rate=units.capacity(5e6, 576))
+    assert first["loss_rate"] == pytest.approx(droptail.equilibrium(20, first["buffer"], **kw).loss_rate, rel=1e-12)
+    if target[0] == "--loss":
+        assert first["loss_rate"] <= float(target[1])
+        assert droptail.equilibrium(20, first["buffer"] - 1, **kw).loss_rate > float(target[1])
+        plain = json.loads(run(capsys, REFERENCE_20[:-2] + target + ["--json"])[1])["rules"][0]
+        assert plain["buffer"] != first["buffer"]   # the limits move the answer
+
+
+def test_simulate_drop_tail_says_where_one_flow_escapes(capsys, scenario):
+    # The scenario's senders keep the simulator's defaults: Tahoe, 64 KB of 576-byte packets (113), access
+    # links at 10 x 10 Mbit/s / 10 flows; P3 at those limits has one flow escape with its 113 packets.
+    from tcpmodels import droptail, units
+    e = droptail.equilibrium(10, 100, rtt=0.1, capacity=units.capacity(10e6, 576), sender="tahoe", max_window=113,
+                             access_rate=units.capacity(10e6, 576))
+    status, out, err = run(capsys, ["simulate", str(scenario)])
+    assert status == 0 and e.escaping_window == 113
+    assert f"{100 * e.loss_rate:.3g} %" in out.split("loss rate", 1)[1].splitlines()[0]
+    assert f"{e.jain_index:.3f}" in out.split("Jain index", 1)[1].splitlines()[0]
+    assert "lock-out: P3 predicts one flow escapes the overflows at the senders' limits (window 113 packets, " \
+           "access links 10mbit) holding 113 packets" in out

@@ -16,7 +16,8 @@ asks for.  It holds no model of its own.  One job per module:
 ``ns3``                   ns-3 ``RedQueueDisc`` attributes
 ``stability``             will the printed setting hold its equilibrium: verdicts per flow count
                           and the nearest max_p / weight that meet a gain margin
-``simulation``            the simulator's run beside the prediction (:func:`simulate`)
+``simulation``            the simulator's run beside the prediction (:func:`simulate`,
+                          :func:`droptail_prediction`)
 ``output``                results as plain JSON-ready Python (:func:`jsonable`)
 ========================  =====================================================================
 
@@ -45,7 +46,7 @@ from .predictions import (
     hstcp_table,
     predict,
 )
-from .simulation import Simulation, red_scenario, simulate
+from .simulation import Simulation, droptail_prediction, red_scenario, simulate
 from .sizing import (
     BITS_PER_FLOW,
     T_CLEAR_MIN,
@@ -69,6 +70,7 @@ __all__ = [
     "Link", "Prediction", "TcRed", "Ns3Red", "REDSetting", "FPQRow", "FPQSetting", "BufferRule",
     "DropTailSizing", "HSTCPRow", "HSTCPTable", "Simulation", "Example",
     "link", "predict", "tc_rate", "check_dev", "max_threshold", "tc_red", "ns3_red", "red_setting", "fpq_setting",
-    "droptail_sizing", "hstcp_table", "load_scenario", "simulate", "red_scenario", "example", "jsonable",
+    "droptail_sizing", "hstcp_table", "load_scenario", "simulate", "red_scenario", "droptail_prediction", "example",
+    "jsonable",
     "to_csv", "MAX_DELAY", "MAX_POINTS", "THESIS_PACKET_SIZE", "DEFAULT_MARGIN", "Remedy", "Verdict",
 ]

@@ -1,16 +1,17 @@
 """Running the simulator on a scenario, or on a printed RED setting, with the formula's prediction beside it."""
 
 import dataclasses
+import math
 import os
 
-from .. import droptail, sim
+from .. import droptail, sim, units
 from .._results import Result
 from ..scenario_file import load_scenario
 from .link import Link, link
 from .predictions import DEFAULT_MODEL, SENDERS, predict
 
 __all__ = ["CHECK_DURATION", "CHECK_WARMUP", "BYTES_PER_FLOW", "Simulation", "simulate", "red_scenario",
-           "memory_needed"]
+           "memory_needed", "droptail_prediction"]
 
 #: Simulated time of the check of a printed RED setting [s] (``tcpmodels red --check``), of which the
 #: first :data:`CHECK_WARMUP` is not measured.  On the thesis' standard link (300 flows, 2 % target,
@@ -98,8 +99,11 @@ class Simulation(Result):
         ``"P3 (droptail)"`` for drop-tail, None for other queues (no closed form here).
     predicted_loss : float or None
         Predicted loss rate; with ECN drops plus marks, as the simulator's ``loss_rate`` counts them.
-    prediction : Prediction or None
-        The full RED prediction (queue, delay, time-outs, window); None otherwise.
+    prediction : Prediction or tcpmodels.droptail.Equilibrium or None
+        The full prediction: RED's (queue, delay, time-outs, window), or
+        drop-tail P3's at the scenario's senders' limits (with the flow that
+        escapes the overflows, ``escaping_window``, and ``jain_index``); None
+        otherwise.
     """
 
     scenario: object
@@ -126,7 +130,8 @@ def simulate(scenario, *, trace=None):
     Simulation
         With the RED equilibrium (:data:`DEFAULT_MODEL`, gentle and ECN as the
         queue has them) predicted for a RED queue and :func:`tcpmodels.droptail.equilibrium`
-        (P3) for drop-tail.
+        (P3, the scenario's sender, window cap and access rate) for drop-tail,
+        both for the senders the models know (:data:`SENDERS`).
     """
     if not isinstance(scenario, sim.Scenario):
         scenario = load_scenario(scenario)
@@ -141,9 +146,32 @@ def simulate(scenario, *, trace=None):
         prediction = predict(lk, scenario.n_flows, queue.min_th, queue.max_th, queue.max_p, sender=sender,
                              gentle=queue.gentle, ecn=queue.ecn, limit=queue.limit, weight=queue.weight)[0]
         model, loss = DEFAULT_MODEL, prediction.loss_rate + prediction.mark_rate   # as sim counts: drops + marks
-    elif type(queue) is sim.DropTail:
-        model = "P3 (droptail)"
-        loss = float(droptail.equilibrium(scenario.n_flows, queue.buffer, rtt=lk.rtt, capacity=lk.capacity).loss_rate)
+    elif type(queue) is sim.DropTail and sender in SENDERS:
+        prediction = droptail_prediction(scenario, lk)
+        model, loss = "P3 (droptail)", prediction.loss_rate
     return Simulation(scenario, result, lk, model, loss, prediction)
+
+
+def droptail_prediction(scenario, lk):
+    """Drop-tail P3 for a scenario: its sender's time-out spacing and its senders' limits (step 5).
+
+    Parameters
+    ----------
+    scenario : tcpmodels.sim.Scenario
+        With a ``DropTail`` queue and a sender of :data:`SENDERS`.
+    lk : Link
+        The scenario's link.
+
+    Returns
+    -------
+    tcpmodels.droptail.Equilibrium
+        Scalar fields.  The window cap is the first sender group's
+        (``scenario.max_window``); an access rate of ``inf`` is none.
+    """
+    access = scenario.flow_access_rate
+    limits = dict(max_window=scenario.max_window,
+                  access_rate=units.capacity(access, lk.packet_size) if math.isfinite(access) else None)
+    return droptail.equilibrium(scenario.n_flows, scenario.queue.buffer, rtt=lk.rtt, capacity=lk.capacity,
+                                sender=type(scenario.sender).__name__.lower(), **limits)
 
 

@@ -264,6 +264,12 @@ class BufferRule(Result):
         (one overflow's window drop empties the buffer; the model's warning),
         ``"time-outs"`` (loss above 3 %, or a model warning about time-outs),
         ``"long delay"`` (average queueing delay above :data:`MAX_DELAY`).
+    escaping_window : float
+        Packets held by the one flow P3 predicts to escape the overflows at
+        the senders' limits (drop-tail's lock-out); 0 where none does
+        [packets].
+    jain_index : float
+        Jain index of the flows' rates that gives; 1 where no flow escapes [-].
     """
 
     rule: str
@@ -276,6 +282,8 @@ class BufferRule(Result):
     timeouts_per_packet: float
     queue_per_flow: float
     status: str
+    escaping_window: float
+    jain_index: float
 
 
 @dataclasses.dataclass(frozen=True)
@@ -293,6 +301,10 @@ class DropTailSizing(Result):
     target_loss : float or None
     target_delay : float or None
         Queueing delay of the full buffer asked for [s].
+    max_window : float or None
+        The senders' largest window, as given [packets].
+    access_rate : float or None
+        The senders' access-link rate, as given [bit/s].
     rules : tuple of BufferRule
         The chosen buffer first (given, for the target loss or for the target
         delay; whole packets), then one BDP, then BDP / sqrt(N).
@@ -308,6 +320,8 @@ class DropTailSizing(Result):
     model: str
     target_loss: object
     target_delay: object
+    max_window: object
+    access_rate: object
     rules: tuple
     pfifo: str
     bfifo: str
@@ -658,7 +672,7 @@ def _droptail_rule(lk, n, name, buffer, model):
     labels += [_DELAY] if e.queue / lk.capacity > MAX_DELAY else []
     rule = BufferRule(name, float(buffer), float(buffer * lk.packet_size), float(buffer / lk.capacity),
                       float(e.loss_rate), float(e.queue), float(e.queue) / lk.capacity, float(e.timeouts_per_packet),
-                      float(buffer / n), labels[0] if labels else _OK)
+                      float(buffer / n), labels[0] if labels else _OK, float(e.escaping_window), float(e.jain_index))
     return rule, said
 
 
@@ -680,15 +694,30 @@ def _buffer_for_loss(lk, n, loss_rate, model):
     return float(high)
 
 
+def _senders_limits(lk, max_window, access_rate):
+    """The limits given, as :func:`tcpmodels.droptail.equilibrium` takes them (packets, packets/s)."""
+    limits = {}
+    if max_window is not None:
+        limits["max_window"] = float(_checks.positive("max_window", max_window, finite=True))
+    if access_rate is not None:
+        limits["access_rate"] = units.capacity(float(_checks.positive("access_rate", access_rate, finite=True)),
+                                               lk.packet_size)
+    return limits
+
+
 def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, delay=None,
                     packet_size=DEFAULT_PACKET_SIZE, policy="droptail", dev="DEV", model="P3", sender=DEFAULT_SENDER,
-                    rto=1.0):
+                    rto=1.0, max_window=None, access_rate=None):
     """Drop-tail buffer for N flows by :func:`tcpmodels.droptail.equilibrium` beside the two classic rules.
 
     Give exactly one of `loss_rate` (solve for the buffer), `delay` (the
     buffer a full queue drains in that time) or `buffer` (predict the loss).
     The model counts the packets on the wire as storage beside the buffer
-    (the thesis' Eq. 8.1) and the queueing delay in the round trip.
+    (the thesis' Eq. 8.1) and the queueing delay in the round trip.  With
+    the senders' limits (`max_window`, `access_rate`) P3 predicts one flow
+    escaping the overflows (drop-tail's lock-out, step 5 of
+    :mod:`tcpmodels.droptail`), and the buffer for a target loss is solved
+    with that model too.
 
     Parameters
     ----------
@@ -717,6 +746,14 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, del
         Sender whose time-outs P3 models.
     rto : float, optional
         Length of one retransmission time-out [s].
+    max_window : float, optional
+        The senders' largest window (receive window or send-buffer limit),
+        > 0, finite; None for none [packets].  Drop-tail P3 only: P1 and P2,
+        the thesis' forms, have no senders' limits, and random drop spares no
+        flow at its limit (it drops queued packets); both are refused with one.
+    access_rate : float, optional
+        Rate of each sender's access link, > 0, finite; None for links that
+        never limit a flow [bit/s].  P3 only, as `max_window`.
 
     Returns
     -------
@@ -731,8 +768,14 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, del
     dev = check_dev(dev)
     n = flow_count("n_flows", n_flows)
     lk = link(bandwidth, rtt, packet_size)
+    limits = _senders_limits(lk, max_window, access_rate)
     kw = dict(model=_checks.choice("model", model, droptail.MODELS), policy=policy, sender=sender,
-              rto=float(_checks.positive("rto", rto, finite=True)))
+              rto=float(_checks.positive("rto", rto, finite=True)), **limits)
+    if limits and (kw["model"], policy) != ("P3", "droptail"):  # rather than print a model that ignores them
+        raise ValueError(f"max_window and access_rate apply to model P3 with policy droptail only (P1 and P2, the "
+                         "thesis' forms, have no senders' limits; random drop takes its drops from the queued "
+                         "packets, so no flow escapes the overflows: RFC 2309), got model "
+                         f"{kw['model']!r}, policy {policy!r}")
     if loss_rate is not None:
         _checks.in_range("loss_rate", loss_rate, 0, 1, low_open=True, high_open=True)
         first, name = _buffer_for_loss(lk, n, float(loss_rate), kw), "target-loss"
@@ -748,6 +791,7 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, del
     notes = dict.fromkeys(f"{rule.rule}: {text}" for rule, said in rows for text in said)
     size = int(first * int(lk.packet_size))
     return DropTailSizing(lk, n, policy, kw["model"], loss_rate, None if delay is None else float(delay),
+                          kw.get("max_window"), None if access_rate is None else float(access_rate),
                           tuple(rule for rule, _ in rows),
                           f"tc qdisc add dev {dev} root pfifo limit {first}",
                           f"tc qdisc add dev {dev} root bfifo limit {size}", tuple(notes))
