@@ -403,7 +403,10 @@ def test_p3_against_the_simulator_on_longer_and_faster_links():
     # -22 -6 +9 +30 %.  With the receivers' immediate ACK of out-of-order data and the holes found one
     # after another (tests/test_sim_validation.py): -21 -9 +6 +16, -24 -11 +1 +12, -23 -19 -9 +6,
     # -29 -17 -6 +5 %, queue +1 ... +11 % (+33 ... +40 % behind the 250 packets); RFC 6937's PRR -13 +5
-    # +21 +37, -9 -0 +15 +37, -9 -10 +5 +19, -20 -4 +8 +24 %.
+    # +21 +37, -9 -0 +15 +37, -9 -10 +5 +19, -20 -4 +8 +24 %.  And with a receiver that got nothing of a
+    # step holding its ACK (AckRing.first_lost): -22 -7 +8 +24, -18 -16 +3 +18, -21 -17 -6 +7, -34 -18 -5
+    # +8 %, queue -1 ... +11 % (+33 ... +48 % behind the 250 packets); RFC 6937's PRR -17 +4 +20 +41,
+    # -8 +0 +14 +45, -0 -5 +8 +23, -20 -7 +10 +29 %.
     # Before the duplicate ACKs were counted (bc21a83, RFC 6937's PRR): -16 -6 -3 -15,
     # -14 -10 -2 -11, -4 -12 -7 -3, -16 -12 -5 -9 %, queue 0 ... +62 %; Eq. 5.6 (P1) +12 % to +887 %.
     # The simulator's loss at 200 flows fell by 37 % (100 ms, 10 Mbit/s: 0.0532 -> 0.0335), as on the
