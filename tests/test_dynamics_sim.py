@@ -203,7 +203,7 @@ def test_swinging_queue_empties_and_idles_the_link(runs):
 def test_low_et_al_in_the_simulator(runs):
     # Low, Paganini, Wang & Doyle (2003): the same RED setting turns unstable as capacity or delay grows at a
     # fixed flow count, and more flows stabilize it.  The simulated queue's CV grows along capacity
-    # (measured 0.13, 0.21, 0.72, 1.21; before the receivers ACKed out-of-order data at once, with PRR 0.12,
+    # (measured 0.13, 0.21, 0.72, 1.21; an earlier engine, with PRR 0.12,
     # 0.20, 0.68, 1.24, RFC 6675's 0.14, 0.20, 0.67, 1.13) and delay (0.27, 0.72, 1.19) and falls with more
     # flows (0.79, 0.72, 0.45, 0.23 at 20-100 flows; 200 flows 0.45 and 0.38): each sweep crosses from settled
     # to swinging or back, its ends far from the line (the middle setting, 0.72, is on it and only ordered).
