@@ -1,8 +1,9 @@
 """Issue 17's simulator evidence: RED's dynamics in tcpmodels.sim against the fluid model, the linear verdict
 (red.stability) and the ns-3 dynamics references.
 
-One batch call runs every simulation (the module takes about 15 s on a free core): the four ns-3 runs (V1-V4)
-with 3 seeds and Low et al.'s sweeps with 2 seeds, with queue traces at every step.  Nothing is tuned to the
+One batch call runs every simulation (the module takes about 16 s of CPU, as with 3 seeds for V3: measured
+16.3-16.8 s against 16.0-16.3 s, interleaved): the four ns-3 runs (V1-V4) with 3 seeds (V3 with 24, for its
+period) and Low et al.'s sweeps with 2 seeds, with queue traces at every step.  Nothing is tuned to the
 references: the settings are the references' (V1-V4) and those of tests/test_stability.py's Low et al. test.
 
 The measures, from the simulated queue trace after the warm-up (one sample per step, the queue at its end):
@@ -13,8 +14,8 @@ The measures, from the simulated queue trace after the warm-up (one sample per s
   swinging ones 0.84, 0.92).
 * fraction of time empty: share of samples with less than one packet.  A step's end sees the queue after a
   whole step of service (45 ms on these links), so a settled queue that drains for a moment reads empty more
-  often than in ns-3's 20 ms instantaneous samples: measured 2.7-3.3x ns-3's fraction (0.11 against
-  0.035-0.038 where ns-3 settles, 0.41-0.50 against 0.15-0.17 where it swings).
+  often than in ns-3's 20 ms instantaneous samples: measured 3.1-3.7x ns-3's fraction (0.13-0.14 against
+  0.035-0.038 where ns-3 settles, 0.47-0.53 against 0.15-0.17 where it swings).
 * utilization, the simulator's own (link busy time over capacity).
 """
 
@@ -27,8 +28,9 @@ pytestmark = pytest.mark.slow
 
 NS3 = dict(drop_spacing="count", delayed_ack=True)  # the references' wait=0 spacing and delayed ACKs
 SWING_CV = 1.0 / np.sqrt(2.0)  # see the module docstring
-# Settled simulated queues read at most 0.12 empty at the default step (module docstring); ns-3's swinging
-# runs are empty 15-17 % of the time in instantaneous samples, and step samples only read higher.
+# Settled simulated queues read at most 0.021 empty at the default step, 0.126-0.148 at the swing line (module
+# docstring); ns-3's swinging runs are empty 15-17 % of the time in instantaneous samples, and step samples
+# only read higher.
 SWING_EMPTY = 0.15
 # Low et al.'s sweeps: tests/test_stability.py's RED setting, 1500-byte packets, 30 flows at 50 Mbit/s and
 # 100 ms in the middle; capacity, delay and flows varied one at a time.  On the two links where 30 flows
@@ -42,9 +44,20 @@ LOW = {"capacity": [(30, bw, 0.1) for bw in (10e6, 20e6, 50e6, 100e6)],
        "boundary": [(100, 100e6, 0.1), (100, 50e6, 0.2)]}
 # The band just past the linear boundary (gain margin 0.8-1) where the predicted cycle is small: there the
 # fluid model's cycle does not empty the queue, and the simulator may settle (V1, margin 0.90, as ns-3
-# does) or swing (100 flows at 100 Mbit/s, margin 0.92: CV 0.87).  Outside it every verdict must agree.
+# does) or swing (100 flows at 100 Mbit/s, margin 0.92: CV 0.92).  Outside it every verdict must agree.
 BAND = (0.8, 1.0)
-SEEDS_NS3, SEEDS_LOW = (1, 2, 3), (1, 2)
+# The swing line's seed noise: a row's CV is the mean over its seeds, and where it lies within two standard
+# errors of 1/sqrt 2 which side it falls on is the seeds' draw, so such a row gets no verdict (_at_the_line).
+# Measured over seeds 1-12, the standard deviation of one seed's CV is 0.016-0.041 on the settings whose CV
+# lies within 0.1 of the line (V1 0.016, V4 0.031, 30 flows at 50 Mbit/s and 100 ms 0.031, 20 flows 0.041;
+# 0.008-0.046 on all 17).  V1 (CV 0.711 over the 12 seeds; sets of 3: 0.701-0.723), V4 (0.690; 0.673-0.701)
+# and Low et al.'s 30 flows at 50 Mbit/s and 100 ms (V1's setting; 0.716; sets of 2: 0.688-0.742) sit on it;
+# ns-3's own V1 nearly so (the reference's one run 0.615; an ns-3 3.44 replica 0.675, 0.687, 0.707, seeds 1-3).
+CV_SEED_SD = 0.041
+# V3's period is read over 24 seeds: one seed's peak scatters with a standard deviation of 0.71 s around
+# 3.27 s (36 seeds), so 3 seeds' estimate moved by +-0.4 s (2.8-3.9 s over twelve sets), 24 seeds' by about
+# 0.15 s (0.71 / sqrt 24; 3.23-3.32 s over three sets of 24 of the 36).
+SEEDS_NS3, SEEDS_LOW, SEEDS_V3 = (1, 2, 3), (1, 2), tuple(range(1, 25))
 
 
 def _ns3_scenario(t, i, seed):
@@ -72,29 +85,29 @@ def _queue(r, warmup):
 
 
 def _mean_stats(runs, warmup):
-    """Seed means of utilization, queue CV, fraction empty and queue std; the period of the seeds' mean spectrum.
+    """Seed means of utilization, queue CV, fraction empty, queue std and dominant period.
 
-    A single run's spectral peak can jump between neighbouring peaks of a broad spectrum (V3, 10 flows at
-    200 ms: one seed's peak 1.6-3.7 s); the seeds' averaged power spectrum has a steadier peak.
+    The period is the mean of the seeds' own spectral peaks: a single run's peak jumps between neighbouring
+    peaks of a broad spectrum (V3, 10 flows at 200 ms: one seed's peak 2.2-4.7 s), and the mean over seeds
+    estimates what one run reads on average, as the reference's one run does.
     """
-    queues = [_queue(r, warmup)[0] for r in runs]
-    each = [dict(utilization=r.utilization, cv=q.std() / q.mean(), empty=np.mean(q < 1.0), std=q.std())
-            for r, q in zip(runs, queues, strict=True)]
-    out = {k: float(np.mean([e[k] for e in each])) for k in each[0]}
-    length = min(q.size for q in queues)
-    out["period"] = fluid.dominant_period(np.stack([q[:length] for q in queues]), _queue(runs[0], warmup)[1],
-                                          pool=True)
-    return out
+    each = []
+    for r in runs:
+        q, dt = _queue(r, warmup)
+        each.append(dict(utilization=r.utilization, cv=q.std() / q.mean(), empty=np.mean(q < 1.0), std=q.std(),
+                         period=fluid.dominant_period(q, dt)))
+    return {k: float(np.mean([e[k] for e in each])) for k in each[0]} | {"seeds": len(runs)}
 
 
 @pytest.fixture(scope="module")
 def runs():
     t = data.table("ns3_red_dynamics")
     low = list(dict.fromkeys(c for cases in LOW.values() for c in cases))  # 13 settings: the sweeps share one
-    batch = [_ns3_scenario(t, i, s) for i in range(len(t["run"])) for s in SEEDS_NS3]
+    seeds = [SEEDS_V3 if run == "V3" else SEEDS_NS3 for run in t["run"]]
+    batch = [_ns3_scenario(t, i, s) for i in range(len(t["run"])) for s in seeds[i]]
     batch += [_low_scenario(*c, s) for c in low for s in SEEDS_LOW]
     results = iter(sim.simulate(batch))
-    ns3 = [_mean_stats([next(results) for _ in SEEDS_NS3], 40.0) for _ in t["run"]]
+    ns3 = [_mean_stats([next(results) for _ in seeds[i]], 40.0) for i in range(len(t["run"]))]
     sims = [_mean_stats([next(results) for _ in SEEDS_LOW], 20.0) for _ in low]
     # The fluid model and the linear verdict on the same settings (the runs' mean RTT).
     cap = units.capacity(t["bandwidth_bps"], t["packet_size"])
@@ -127,25 +140,38 @@ def _in_band(row):
     return not row["stable"] and BAND[0] <= row["margin"] <= BAND[1]
 
 
+def _at_the_line(row):
+    return abs(row["sim"]["cv"] - SWING_CV) < 2 * CV_SEED_SD / np.sqrt(row["sim"]["seeds"])
+
+
+def _undecided(row):
+    # No verdict to compare: inside the linear boundary band, or the simulator's own verdict a draw of seeds.
+    return _in_band(row) or _at_the_line(row)
+
+
 # ------------------------------------------------ verdicts: simulator, fluid model, linear loop
 
 def test_simulator_agrees_with_the_fluid_model(runs):
     # The fluid model's limit cycle idles the link (fluid.FluidResult.swings) exactly where the simulated
     # queue swings, on the 4 ns-3 settings and 13 Low et al. settings, except in the boundary band, where
-    # the simulated queue swings on the two 100-flow settings and the fluid cycle does not empty the queue.
-    rows = [row for row in _cases(runs) if not _in_band(row)]
-    assert len(rows) >= 13
+    # the simulated queue swings on the two 100-flow settings and the fluid cycle does not empty the queue,
+    # and at the swing line (V4; V1 and 30 flows at 50 Mbit/s and 100 ms are in the band too): 12 settings.
+    rows = [row for row in _cases(runs) if not _undecided(row)]
+    assert len(rows) >= 11  # 20 flows (CV 0.79, sets of 2 seeds 0.76-0.83) may reach the line
     for row in rows:
         assert _swings(row) == row["fluid_swings"], row["name"]
 
 
 def test_simulator_agrees_with_the_linear_verdict_off_the_boundary(runs):
     # Where the linear loop is stable the simulated queue settles; where it is unstable the queue swings,
-    # except in the band just past the boundary (BAND), where it may do either.
+    # except in the band just past the boundary (BAND), where it may do either, and at the swing line (V4,
+    # margin 1.21: CV 0.690 over seeds 1-12, against ns-3's 0.608 and a replica's 0.614 and 0.649).
     for row in _cases(runs):
+        if _undecided(row):
+            continue
         if row["stable"]:
             assert not _swings(row), row["name"]
-        elif not _in_band(row):
+        else:
             assert _swings(row), row["name"]
     assert sum(not r["stable"] and r["margin"] < 0.8 for r in _cases(runs)) >= 5  # enough unstable cases
 
@@ -155,12 +181,14 @@ def test_swinging_queue_empties_and_idles_the_link(runs):
     # below 0.98, the reference README's line for a swinging setting, and below the stable setting's on the
     # same link (V2 against V1, V3 against V4, 20 against 60 flows, 30 against 200 flows at 100 Mbit/s and
     # at 200 ms).  Where it settles the link stays busy (above 0.98) and the queue empties less.  Measured
-    # utilization: swinging 0.949-0.991, settled 0.994-1.000, with the batch's one generator (with PRR fast
-    # recovery, each scenario's own streams: swinging 0.940-0.991, settled 0.994-1.000); with each
-    # scenario's own streams 20 flows at 50 Mbit/s and 100 ms (swinging: empty 17 % of the time) reach 0.9932
-    # over seeds 1-2 (seed pairs 1-2, 3-4, 5-6, 7-8: 0.9932, 0.9904, 0.9929, 0.9907; single seeds
-    # 0.9878-0.9937; before 0.9907-0.9915), so the swinging line is 0.994 (it was 0.992).
-    rows = _cases(runs)
+    # (the test's seeds): utilization swinging 0.942-0.991, empty 0.195-0.530; settled 0.9994-1.000, empty
+    # 0.021 or less.  20 flows at 50 Mbit/s and 100 ms, the busiest swinging setting, read 0.9908 over seeds
+    # 1-2 (pairs of seeds 1-12: 0.9896-0.9925; single seeds 0.9885-0.9933), so the swinging line is 0.994.
+    # The settings at the swing line (_at_the_line) sit at both thresholds too: V1, V4 and 30 flows at 50
+    # Mbit/s and 100 ms are 0.9940-0.9941 busy and empty 0.126-0.148 of the time (seeds 1-12: 0.9942-0.9943,
+    # 0.120-0.144), so they get neither verdict's assertion.
+    rows = [row for row in _cases(runs) if not _at_the_line(row)]
+    assert len(rows) >= 13
     for row in rows:
         if _swings(row):
             assert row["sim"]["empty"] > SWING_EMPTY and row["sim"]["utilization"] < 0.994, row["name"]
@@ -175,9 +203,10 @@ def test_swinging_queue_empties_and_idles_the_link(runs):
 def test_low_et_al_in_the_simulator(runs):
     # Low, Paganini, Wang & Doyle (2003): the same RED setting turns unstable as capacity or delay grows at a
     # fixed flow count, and more flows stabilize it.  The simulated queue's CV grows along capacity
-    # (measured with PRR fast recovery 0.12, 0.20, 0.68, 1.24; RFC 6675's 0.14, 0.20, 0.67, 1.13) and delay
-    # (0.26, 0.68, 1.20) and falls with more flows (0.80, 0.68, 0.39, 0.22 at 20-100 flows): each sweep
-    # crosses from settled to swinging or back.
+    # (measured 0.13, 0.21, 0.72, 1.21; an earlier engine, with PRR 0.12,
+    # 0.20, 0.68, 1.24, RFC 6675's 0.14, 0.20, 0.67, 1.13) and delay (0.27, 0.72, 1.19) and falls with more
+    # flows (0.79, 0.72, 0.45, 0.23 at 20-100 flows; 200 flows 0.45 and 0.38): each sweep crosses from settled
+    # to swinging or back, its ends far from the line (the middle setting, 0.72, is on it and only ordered).
     cv = {k: [runs[str(c)]["sim"]["cv"] for c in cases] for k, cases in LOW.items()}
     assert np.all(np.diff(cv["capacity"]) > 0) and np.all(np.diff(cv["delay"]) > 0)
     assert np.all(np.diff(cv["flows"][:3]) < 0) and cv["flows"][-1] < cv["flows"][1]  # 60 and 100 both settle
@@ -190,20 +219,20 @@ def test_low_et_al_in_the_simulator(runs):
 # ------------------------------------------------------------------------- periods
 
 def test_periods_of_the_oscillations(runs):
-    # Where the simulated queue swings, its dominant period (0.2-20 s, the seeds' pooled spectrum) against the
-    # linear loop's prediction and the fluid limit cycle.  Measured (sim / fluid / linear, s), seeds 1-3 and
-    # 1-2, with PRR fast recovery: V2 1.34/1.33/1.15, V3 2.55/2.58/2.32, 100 Mbit/s 1.20/1.22/0.97, 200 ms
-    # 2.52/2.41/1.94, 20 flows 1.13/1.20/1.18, the two 100-flow settings 0.91/0.89/0.94 and 1.81/1.78/1.89
-    # (RFC 6675 recovery, 3b8b062: V3 2.35, 100 Mbit/s 1.13, 200 ms 2.29 s; the rest within 0.16 s).  Before
-    # (an earlier engine): V2 1.31, V3 2.74, 100 Mbit/s 1.03, 200 ms 1.76, 20 flows 1.12, 0.86 and 1.68 s.
-    # The simulated period is
-    # not steady: two other sets of seeds (4-6 and 3-4, 7-9 and 5-6) move it by up to 30 % (V3 2.74-3.31 s,
-    # 200 ms 1.76-2.42 s), the spectrum of a few desynchronizing flows being broad.  Over those three sets the
-    # linear period is 0.70-1.13 times the simulator's (geometric mean over the swinging settings 0.93-1.00),
-    # the fluid cycle 0.78-1.37 times (mean 1.00-1.09).  Bounds: each setting within 35 % (linear) and 40 %
-    # (fluid), the geometric means within 15 %; the linearization keeps the delay at the operating point's
-    # and has no randomness, the fluid cycle's empty phase lengthens it.
-    swinging = [row for row in _cases(runs) if _swings(row)]
+    # Where the simulated queue swings (off the line), its dominant period (0.2-20 s, the seeds' mean) against
+    # the linear loop's prediction and the fluid limit cycle.  Measured (sim / fluid / linear, s), the test's
+    # seeds: V2 1.39/1.33/1.15, V3 3.25/2.58/2.32, 100 Mbit/s 1.24/1.22/0.97, 200 ms 2.47/2.41/1.94, 20 flows
+    # 1.24/1.20/1.18, the two 100-flow settings 0.91/0.89/0.94 and 1.83/1.78/1.89.  Over these and other sets
+    # of seeds (V2: 4-6, 7-9, 10-12; Low et al.'s pairs up to 11-12; V3: 13-36, 1-12 with 25-36) the linear period
+    # is 0.70-1.11 times the simulator's (V3 0.70-0.72; geometric mean over the swinging settings 0.86-0.89),
+    # the fluid cycle 0.78-1.13 times (mean 0.93-0.97).  The linear loop runs short of ns-3 too: V2 0.90 of
+    # the reference's period, V3 0.59 of an ns-3 3.44 replica's mean over 12 seeds (test_against_ns3_dynamics).
+    # Bounds: each setting within 35 % (linear) and 40 % (fluid), the geometric means within 15 % (the linear
+    # one measured 11-14 % off, the nearest to its bound); the linearization keeps the delay at the operating
+    # point's and has no randomness, the fluid cycle's empty phase lengthens it.  (An earlier engine, with the
+    # seeds' pooled spectrum and 3 seeds for V3: V2 1.34, V3 2.55, 100 Mbit/s 1.20, 200 ms 2.52, 20 flows 1.13,
+    # 0.91 and 1.81 s; V3's three-seed estimate moved by +-30 % between sets of seeds.)
+    swinging = [row for row in _cases(runs) if _swings(row) and not _at_the_line(row)]
     assert len(swinging) >= 6
     sim_period = np.array([row["sim"]["period"] for row in swinging])
     for key, bound in (("period", 0.35), ("fluid_period", 0.4)):
@@ -215,25 +244,30 @@ def test_periods_of_the_oscillations(runs):
 # ------------------------------------------------------------------- ns-3 references
 
 def test_against_ns3_dynamics(runs):
-    # V1-V4 (3 seeds each) against ns3_red_dynamics.  Utilization within 0.02 (issue 12's goal; measured
-    # with PRR fast recovery 0.994, 0.940, 0.967, 0.994 against 0.992, 0.950, 0.958, 0.992).  Queue std
-    # within 25 % (measured +10, +16, +9, +10 %: the swinging runs' cycles slightly larger, their flows more
-    # synchronized per step).  V1's CV, 0.70, sits just below the swing line 0.707 (RFC 6675: 0.69).
+    # V1-V4 (3 seeds each, V3 24) against ns3_red_dynamics.  Utilization within 0.02 (issue 12's goal;
+    # measured 0.994, 0.942, 0.963, 0.994 against 0.992, 0.950, 0.958, 0.992).  Queue std within 25 %
+    # (measured +10, +15, +10, +11 %: the swinging runs' cycles slightly larger, their flows more synchronized
+    # per step).  The swing verdict where the simulator's is not a draw of seeds: V2 and V3 swing as in ns-3;
+    # V1 and V4 (CV 0.701 and 0.693) are at the line (CV_SEED_SD), ns-3's V1 too.
     # Fraction empty: the simulator's step samples read about 3x ns-3's instantaneous ones (module
     # docstring), so only the ranking is compared: every swinging run empties more than every settled one,
-    # in both.  Dominant period where ns-3 swings: V2 within 15 % (measured 1.31-1.32 s over three sets of
-    # seeds against 1.27 s; with PRR 1.34 s, seeds 1-3); V3, 10 flows at 200 ms, is slower in the simulator:
-    # 2.74-3.31 s against 2.33 s (+18 to +42 %, the seed sets of test_periods_of_the_oscillations; with PRR
-    # 2.55 s, seeds 1-3), bound 50 %.
+    # in both.  Dominant period where ns-3 swings: V2 within 15 % (measured 1.39 s, 1.33-1.39 s over four
+    # sets of 3 seeds, against 1.27 s).  V3, 10 flows at 200 ms: 3.25 s over 24 seeds (3.23-3.32 s over
+    # other sets of 24 of 36 seeds) against the reference's one run, 2.33 s, which is a low draw: an ns-3 3.44
+    # replica of V3 (not in the repository; 100 s, 20 ms samples over [40, 100] s) reads 2.35-5.58 s at
+    # seeds 1-12, mean 3.92 s, standard deviation 1.03 s per run (utilization 0.948-0.962 against the
+    # reference's 0.958), so one run pins V3's period no closer than about +-1 s.  Bound 90 %: two of those
+    # standard deviations over 2.33 s (the simulator's 24-seed mean adds 0.15 s of its own).
     t = runs["table"]
     swings = t["utilization"] < 0.98  # the reference README's definition
     for i, run in enumerate(t["run"]):
         s = runs[str(run)]["sim"]
         assert s["utilization"] == pytest.approx(t["utilization"][i], abs=0.02), run
         assert s["std"] == pytest.approx(t["queue_std"][i], rel=0.25), run
-        assert _swings(runs[str(run)]) == swings[i], run
+        if not _undecided(runs[str(run)]):
+            assert _swings(runs[str(run)]) == swings[i], run
         if swings[i]:
-            bound = {"V2": 0.15, "V3": 0.5}[str(run)]
+            bound = {"V2": 0.15, "V3": 0.9}[str(run)]
             assert s["period"] == pytest.approx(t["dominant_period_s"][i], rel=bound), run
     empty = np.array([runs[str(run)]["sim"]["empty"] for run in t["run"]])
     for e in (empty, t["queue_frac_empty"]):

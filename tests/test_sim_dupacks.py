@@ -134,17 +134,103 @@ def test_the_packets_ahead_of_the_lost_one_are_those_acked_before_its_turn():
 
 
 def test_new_data_lost_in_recovery_waits_for_its_own_duplicate_acks():
-    # Recovery ends with two packets of new data lost during it (RFC 6675's
-    # next loss event): every packet still in flight was sent after them, so
-    # every ACK from here on is a duplicate; the third starts the next recovery.
+    # Two packets of new data lost together during recovery, 6 packets in
+    # flight ahead of them, not found lost before it ends (RFC 6675's next
+    # loss event): the first's place starts it; the third packet ACKed after
+    # them starts the next recovery, which retransmits both (found together).
     e, f, j = _pending()
-    f.state[0], f.carried[0], f.acked[0], f.dropped[0], f.inflight[0] = RECOVERY, 2.0, 110.0, 3.0, 8.0
+    f.state[0], f.acked[0], f.dropped[0], f.inflight[0], f.sent[0] = RECOVERY, 110.0, 1.0, 8.0, 118.0
+    e.sender.on_drops(j, np.array([2.0]), np.array([2.0]), e.draws)  # (none after them: no draw matters)
+    assert f.holes[0] == 2.0 and f.hole_at[0, 0] == 116.0 and f.holes_below[0] == 0.0
+    f.inflight[0] += 3.0  # three more sent after them
+    f.sent[0] += 3.0
     e.sender.recovery_ends(j, 2.0)
-    assert f.state[0] == PENDING and f.ack_mark[0] == 110.0 and f.drop_mark[0] == 1.0
+    assert f.state[0] == PENDING and f.ack_mark[0] == 116.0 and f.drop_mark[0] == 1.0 and f.holes[0] == 1.0
     f.t_dupack[0] = 2.0
-    e.sender.on_acks(np.array([2.0]), True)
+    e.sender.on_acks(np.array([8.0]), True)
     e.sender.loss_detected(j, 2.1)
     assert f.state[0] == PENDING
     e.sender.on_acks(np.array([1.0]), True)
     e.sender.loss_detected(j, 2.1 + e.dt)
-    assert f.state[0] == RECOVERY and f.retx_pending[0] == 2.0
+    assert f.state[0] == RECOVERY and f.retx_pending[0] == 2.0 and f.holes[0] == 0.0
+
+
+def _two_holes():
+    """``_pending`` with a second packet lost, the fourth of the five sent after the first (3 ACKed ahead of it)."""
+    e, f, j = _pending()
+    e.sender._add_holes(j, np.array([3.0]), np.array([1.0]))
+    f.dropped[0] = 2.0
+    e.sender.on_acks(np.array([3.0]), True)  # the three packets between them: duplicate ACKs
+    e.sender.loss_detected(j, 1.0)
+    return e, f, j
+
+
+def test_a_hole_near_the_window_tail_is_retransmitted_once_found_lost():
+    # RFC 6675 IsLost (ns-3's scoreboard): the second hole has one packet sent
+    # after it in the window; fast retransmit repairs the first only, and the
+    # recovery point waits for the second.
+    e, f, j = _two_holes()
+    rtt = f.prop[0] + f.qdelay(j)[0]
+    assert f.state[0] == RECOVERY and f.retx_pending[0] == 1.0 and f.holes_below[0] == 1.0
+    assert f.t_next[0] == pytest.approx(1.0 + rtt)
+    # The first retransmission's ACK is a partial ACK that stops at the hole:
+    # ns-3 sends one new packet outside PRR and restarts its timer.
+    sent, out0 = f.sent[0], f.prr_sent0[0]
+    e.sender.recovery_ends(j, 1.0 + rtt)
+    assert f.state[0] == RECOVERY and f.sent[0] == sent + 1 and f.prr_sent0[0] == out0 + 1
+    assert f.t_next[0] == pytest.approx(1.0 + rtt + e.sender.rto(j)[0])
+    # Found lost at the third packet ACKed after it (the first's retransmission
+    # is ACKed too but lies below it): retransmitted, recovery ends a round trip on.
+    e.sender.on_acks(np.array([3.0]), True)
+    assert f.holes_below[0] == 1.0 and f.retx_pending[0] == 1.0
+    e.ring.k = 40
+    e.sender.on_acks(np.array([1.0]), True)
+    assert f.holes_below[0] == 0.0 and f.retx_pending[0] == 2.0 and f.holes[0] == 0.0
+    assert f.t_next[0] == pytest.approx(40 * e.dt + rtt)
+    e.sender.recovery_ends(j, f.t_next[0])
+    assert f.state[0] == OPEN
+
+
+def test_a_hole_never_found_lost_ends_in_a_time_out():
+    # After the partial ACK nothing brings the third ACK: the timer fires.
+    e, f, j = _two_holes()
+    e.sender.recovery_ends(j, f.t_next[0])
+    e.sender.recovery_ends(j, f.t_next[0])
+    assert f.state[0] == STALLED
+
+
+def test_new_data_lost_and_found_in_recovery_is_repaired_in_it():
+    # A packet sent during recovery (above its recovery point) is found lost
+    # before it ends: retransmitted at once, without moving its end.
+    e, f, j = _pending()
+    e.sender.on_acks(np.array([3.0]), True)
+    e.sender.loss_detected(j, 1.0)
+    end = f.t_next[0]
+    f.inflight[0] += 4.0  # four new packets, the second lost
+    f.sent[0] += 4.0
+    f.dropped[0] += 1.0
+    e.sender._add_holes(j, np.array([1.0]), np.array([1.0]))
+    e.sender.on_acks(np.array([3.0]), True)
+    assert f.holes[0] == 1.0
+    e.sender.on_acks(np.array([1.0]), True)
+    assert f.holes[0] == 0.0 and f.retx_pending[0] == 2.0 and f.t_next[0] == end
+    e.sender.recovery_ends(j, end)
+    assert f.state[0] == OPEN
+
+
+def test_holes_listed_out_of_stream_order_are_each_retransmitted_once():
+    # Two queued packets removed in one step (CHOKe, random drop) are placed
+    # where each was: the second listed (2 packets) lies ahead of the first
+    # (1) in the ACK stream.  The ACKs pass it first: it alone is found lost
+    # and leaves the list; the other is found later.  3 lost, 3 retransmitted
+    # (listing them by the order they came in retransmitted the 2 twice and
+    # the invariant check found more ACKs than packets in flight).
+    e, f, j = _pending()
+    f.state[0] = RECOVERY
+    e.sender._add_holes(j, np.array([4.0]), np.array([1.0]))  # ACK place 104
+    e.sender._add_holes(j, np.array([1.0]), np.array([2.0]))  # ACK place 101
+    f.acked[0] = 104.0  # three packets ACKed past 101, not yet past 104
+    first = e.sender._take_found(j, 0.0)[0]
+    assert first == 2.0 and f.holes[0] == 1.0 and f.hole_at[0, 0] == 104.0 + 2.0
+    f.acked[0] = 109.0
+    assert first + e.sender._take_found(j, 0.0)[0] == 3.0 and f.holes[0] == 0.0

@@ -27,13 +27,20 @@ GRID = {
     "transfers": sim.Scenario(**BASE, queue=RED, sender=_rfc6675(), workload=sim.FiniteTransfers(size=30)),
     "mixed": sim.Scenario(**BASE, queue=RED, senders=[(10, _rfc6675()), (10, sim.Reno())]),
 }
-# The grid's digests on main at 3b8b062, before PRR (NewReno with SACK then always
-# recovered as RFC 6675 does), the same with numpy 2.2, 2.4 and 2.5 (Python 3.10-3.13);
-# drop-tail's from 945b48e, 3b8b062 with the overflow on the trains (tests/test_sim_overflow.py)
-# and still before PRR (3b8b062 itself gave badaa63dc979ea36).
-MAIN = {"droptail": "2ead50b397c1c9a7", "red": "769f32838051cc0c", "red-ecn": "d76fc78c9d7ce0cd",
-        "link-loss": "8af54a239ef2c2cf", "transfers": "02a6a65a1edcf458", "mixed": "bed7c122f618b5fe",
-        "float32": "93b08c7c793180a0"}
+# The grid's digests: RFC 6675 recovery is the engine before PRR (NewReno with SACK then
+# always recovered as RFC 6675 does: main at 3b8b062, drop-tail's from 945b48e, numpy
+# 2.2-2.5, Python 3.10-3.13) but for the receiver: every digest changed (these are the new
+# ones) when receivers began to ACK out-of-order data and the hole-filling packet at once
+# (RFC 5681 4.2; AckRing.lost/repaired), as every grid row delays its ACKs and loses packets.
+# Before that: droptail 2ead50b397c1c9a7, red 769f32838051cc0c, red-ecn d76fc78c9d7ce0cd,
+# link-loss 8af54a239ef2c2cf, transfers 02a6a65a1edcf458, mixed bed7c122f618b5fe, float32 93b08c7c793180a0.
+# They changed again (all) when a step whose packets of a flow were all lost stopped making its
+# receiver act (AckRing.first_lost, the delayed-ACK timer); before: droptail 7426c17f40542805,
+# red 378171b9551dc8ca, red-ecn b3f0eb1203bc89eb, link-loss 06ac45dff8149015, transfers
+# 22013c71a1f04775, mixed f08151c2e47a53d8, float32 21f4959c6aa27840.
+MAIN = {"droptail": "b11f3a864afba4cb", "red": "419d1d468ec9fe5d", "red-ecn": "1143693fd07b6ae3",
+        "link-loss": "a568b57fa6cbe12d", "transfers": "90cc8680224bee1a", "mixed": "8cd8c75e0afe0001",
+        "float32": "64b16500ab777c05"}
 
 
 def _digest(r):

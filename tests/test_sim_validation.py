@@ -48,7 +48,10 @@ def test_tahoe_window_tracks_eq_5_2(tahoe, loss):
     # which l = 0.01 misses: there the window sits 20 % below (measured over
     # seeds 0-7: -20.0 % at 5fed57f, which passed by 0.03 %, and -20.7 % with
     # each scenario's own streams; over seeds 100-131, 6.16 and 6.11 packets
-    # against Eq. 5.2's 7.70, -20 % and -21 %), so its bound is 25 %.
+    # against Eq. 5.2's 7.70, -20 % and -21 %), so its bound is 25 %.  With
+    # the receivers ACKing out-of-order data at once and holding the ACK of a
+    # step lost whole (seeds 0-7): -8.6, -18.5, -20.4, -18.3, -2.7 % at l =
+    # 0.001 ... 0.05 (8da7df5: -20.1 % at 0.01; 6557087: -20.7 %).
     measured_loss, window, _ = tahoe[loss]
     assert measured_loss == pytest.approx(loss, rel=0.1)  # the link loss is what the flow sees
     assert window == pytest.approx(tcp.effective_window(measured_loss), rel=0.25 if loss == 0.01 else 0.2)
@@ -61,8 +64,8 @@ def test_tahoe_timeouts_follow_eq_5_3_within_factor_2(tahoe, loss):
     # slow-start to increase".  The default Tahoe (RFC 2001: the fast
     # retransmit resends only the missing segment) times out on a second loss
     # in the window and on a loss during the restarted slow start (window < 4).
-    # The issue's bound is a factor 2; measured o / Eq. 5.3 = 1.30, 1.08, 0.98,
-    # 0.98 for l = 0.005 ... 0.05.  (At l = 0.001, 2.9: windows of ~30 packets
+    # The issue's bound is a factor 2; measured o / Eq. 5.3 = 1.32, 1.10, 1.04,
+    # 1.03 for l = 0.005 ... 0.05.  (At l = 0.001, 2.7: windows of ~24 packets
     # make a second loss in the window likelier than Eq. 5.3's 13 packets.)
     measured_loss, _, timeouts = tahoe[loss]
     ratio = timeouts / tcp.timeout_rate(measured_loss)
@@ -73,8 +76,8 @@ def test_go_back_n_tahoe_times_out_less_at_low_loss(tahoe):
     # The ns simulator's Tahoe resends from the first hole after a fast
     # retransmit, so only losses in the ~4 packets of slow start with a window
     # below 4 (and of the retransmission) end in a time-out: o / Eq. 5.3 =
-    # 0.34, 0.42, 0.56, 0.90 for l = 0.005 ... 0.05 (below the issue's factor
-    # 2 at low loss), i.e. 1.1-3.8x fewer time-outs than the default Tahoe.
+    # 0.36, 0.50, 0.71, 0.86 for l = 0.005 ... 0.05 (below the issue's factor
+    # 2 at low loss), i.e. 1.2-3.7x fewer time-outs than the default Tahoe.
     # Recorded so that a user knows which Tahoe Eq. 5.3 describes.  Bounds:
     # at l = 0.005 below 0.5, i.e. outside the issue's factor-2 band (the
     # finding itself); at 0.05 below Eq. 5.3 (ratio 1), which the go-back-N
@@ -90,14 +93,15 @@ def test_go_back_n_tahoe_times_out_less_at_low_loss(tahoe):
                          ids=["reno", "newreno"])
 def test_reno_and_newreno_beside_tahoe(tahoe, sender):
     # Random (not periodic) losses: Reno and NewReno keep their halved window
-    # instead of slow-starting, so they sit above Tahoe (measured Reno +17, +15,
-    # +10 %, NewReno +17, +15, +2.9 % at l = 0.005, 0.02, 0.05) and above
-    # Eq. 5.2, i.e. the constant 0.87 grows for them.  At l = 0.05 all three
-    # spend much of the time in time-out and NewReno's margin is within the
-    # seed-to-seed spread of the 4-seed average (about 3 %), hence 0.95.
+    # instead of slow-starting, so they sit above Tahoe (measured Reno +34, +30,
+    # +15 %, NewReno +35, +30, +11 % at l = 0.005, 0.02, 0.05) and above
+    # Eq. 5.2 (+6 ... +13 %), i.e. the constant 0.87 grows for them.  At l =
+    # 0.05 all three spend much of the time in time-out, and an earlier engine
+    # put NewReno's margin (+2.9 %) within the seed-to-seed spread of the
+    # 4-seed average (about 3 %), hence 0.95.
     # Reno times out on a second loss in a window, as the default Tahoe does
-    # (o / Eq. 5.3 = 0.81-1.07); NewReno repairs those and times out least
-    # (0.10-0.76).
+    # (o / Eq. 5.3 = 0.95-1.08); NewReno repairs those and times out least
+    # (0.13-0.77).
     for loss in (0.005, 0.02, 0.05):
         measured_loss, window, timeouts = _single_flow(sender, loss, seeds=4)
         assert window >= (0.95 if loss == 0.05 else 1.0) * tahoe[loss][1]
@@ -130,10 +134,10 @@ def _eq(n_flows, policy):
 
 @pytest.mark.parametrize("n_flows", DT_FLOWS)
 def test_droptail_loss_within_factor_2_of_eq_5_6(overflow_runs, n_flows):
-    # Measured sim / Eq. 5.6: 1.80, 1.36, 1.02, 0.90, 0.77 (overflow drops
+    # Measured sim / Eq. 5.6: 1.50, 1.20, 0.87, 0.74, 0.65 (overflow drops
     # several packets per event, pushing few flows above the formula; at large
     # N time-outs pull it below, as the thesis says).  "We expect the router's
-    # queue to be mostly full" (section 5.2, Fig. 5.5): measured 399-452 of
+    # queue to be mostly full" (section 5.2, Fig. 5.5): measured 383-423 of
     # 500 packets; asserted above three quarters of the buffer.
     r = overflow_runs["DropTail", n_flows]
     assert 0.5 <= r.loss_rate / _eq(n_flows, "droptail") <= 2.0
@@ -144,10 +148,10 @@ def test_droptail_loss_within_factor_2_of_eq_5_6(overflow_runs, n_flows):
 def test_random_drop_loses_less_than_droptail_and_follows_eq_5_7(overflow_runs, n_flows):
     # Eq. 5.7 vs 5.6 and Fig. 5.7: dropping from the middle of the queue tells
     # flows half a window earlier, so the loss is lower and (Fig. 5.5) the
-    # queue longer.  Measured sim / Eq. 5.7: 1.31, 1.12, 0.97, 0.84, 0.81;
-    # random drop / drop-tail loss 0.70-0.85.  And Fig. 5.6: drop-tail, which
+    # queue longer.  Measured sim / Eq. 5.7: 1.21, 0.97, 0.80, 0.71, 0.70;
+    # random drop / drop-tail loss 0.75-0.87.  And Fig. 5.6: drop-tail, which
     # concentrates each loss episode on a few flows, spends more time in
-    # time-out (measured 0.06-0.19 against random drop's 0.02-0.15).
+    # time-out (measured 0.04-0.17 against random drop's 0.03-0.12).
     rd, dt = overflow_runs["RandomDrop", n_flows], overflow_runs["DropTail", n_flows]
     assert rd.loss_rate < dt.loss_rate
     assert rd.queue > dt.queue
@@ -161,8 +165,8 @@ def test_fpq_holds_five_packets_per_flow_and_its_loss_target(n_flows):
     # Morris Fig. 6.5-6.7 on the standard set-up (Fig. 3.2: 10 Mbit/s, ~100 ms,
     # 576-byte packets, Tahoe): FPQ keeps about ppf = 5 packets per flow queued
     # and the loss near its target (1.6 % cap; 1.1 % at 100 flows, where the
-    # window (q + bdp)/n is larger).  Measured: queue 3.9, 4.1, 4.3 per flow
-    # (-21, -18, -15 %) at 100/300/1000 flows; loss -21, -11, +7 % of target.
+    # window (q + bdp)/n is larger).  Measured: queue 3.9, 4.1, 4.2 per flow
+    # (-22, -18, -15 %) at 100/300/1000 flows; loss -21, -11, +7 % of target.
     # (Before the receivers held odd packets' ACKs, 4.5 per flow: a held packet
     # is one a flow's window keeps out of the queue.)  Tolerances: 25 % on
     # queue and loss, the spread of the thesis' own figures around the targets
@@ -235,54 +239,82 @@ def ns3_runs():
 # Measured, simulator against ns-3, loss / queue error (%) and time-outs per
 # packet as a multiple of the reference's (in brackets where the reference's
 # exceeds 1e-3, the goal's rows), this file's batch (seed 1), with the
-# references' own fast recovery, ns-3 3.44's PRR (_references_sender), and
-# fast retransmit at the third duplicate ACK counted as they return
-# (NewReno.loss_detected; tests/test_sim_dupacks.py):
-#   RED 500/0.02, N = 10 ... 300:  +6/+5 x1.0, +5/+5 x1.5, +2/+5 x1.2,
-#     +3/+4 x1.6, +3/+3 x1.9, -4/-2 [x2.0], -10/-1 [x1.5], -15/-1 [x1.1]
-#   RED N = 100, max_p 0.005, 0.01, 0.04, 0.08:  +5/+1 x1.8, +0/+0 x1.9,
-#     -0/+1 [x1.5], -6/-3 [x1.3]
-#   RED N = 100, max_th 100, 250, 1000, 2000:  -8/-6 [x0.8], -0/-0 [x1.4],
-#     +0/+0 x2.1, +1/+1 x1.1
-#   drop-tail 500, N = 5 ... 200:  +15/-8, -15/-6 x0.25, -7/-4 x1.4, -7/-5 x3.7,
-#     -9/-4 x1.8, -11/-4 x1.6, -11/-4 x1.2, -17/-2 [x0.83], -21/-1 [x0.87]
-#     (loss at 5 and 10 flows is below 0.1 %: 5e-5 and 6e-4, outside the goal)
-#   gentle RED 250/0.1, N = 50, 150, 300:  -8/-6 [x0.7], -14/-9 [x0.8], -16/-10 [x0.9]
-#   RED 500/0.02 with ECN, N = 20, 70, 150, 300:  +12/+12, +9/+11, +5/+2 x9.8,
-#     -9/-4 [x1.1]  (ECN's reductions are immediate halvings: ns-3 3.44
+# references' own fast recovery, ns-3 3.44's PRR (_references_sender), fast
+# retransmit at the third duplicate ACK counted as they return
+# (NewReno.loss_detected; tests/test_sim_dupacks.py), receivers that ACK at
+# once every packet above a hole and the one that fills it (RFC 5681 4.2;
+# AckRing.lost, tests/test_sim_ackgap.py), a window's later holes found
+# lost one after another as the duplicate ACKs pass them (RFC 6675 IsLost)
+# and a receiver that got nothing of a step holding its ACK (AckRing.first_lost):
+#   RED 500/0.02, N = 10 ... 300:  +5/+4 x0.61, +5/+4 x1.07, +2/+5 x0.84,
+#     +3/+4 x0.94, +5/+5 x1.15, -1/+1 [x0.97], +4/-0 [x1.14], +0/-1 [x0.94]
+#   RED N = 100, max_p 0.005, 0.01, 0.04, 0.08:  +5/-0 x1.09, +0/-0 x0.95,
+#     +5/+6 [x1.06], +5/+7 [x1.07]
+#   RED N = 100, max_th 100, 250, 1000, 2000:  +1/-1 [x1.01], +15/+1 [x1.34],
+#     +0/+0 x1.12, -0/-0 x0.81
+#   drop-tail 500, N = 5 ... 200:  +36/-8, -21/-7 x0.00, -2/-6 x0.75, -4/-6 x1.99,
+#     -8/-5 x1.19, -6/-5 x0.98, -2/-7 x0.76, -1/-4 [x0.52], -4/-1 [x0.63]
+#     (loss at 5 and 10 flows is below 0.1 %: 7e-5 and 5e-4, outside the goal;
+#     at 10 flows no time-out in the run)
+#   gentle RED 250/0.1, N = 50, 150, 300:  +1/+3 [x1.04], -0/+5 [x0.95], -3/+5 [x0.91]
+#   RED 500/0.02 with ECN, N = 20, 70, 150, 300:  +12/+12, +9/+11, +5/+2 x3.19,
+#     -0/-2 [x0.87]  (ECN's reductions are immediate halvings: ns-3 3.44
 #     paces them by PRR too, not modelled)
 # With the default sender, RFC 6937's PRR (Linux and later ns-3 releases),
 # the same batch reads (measured, seed 1):
-#   RED 500/0.02:  +2/+3 x0.7, +2/+2 x1.3, -0/+2 x1.3, -1/+1 x1.9, -1/-1 x2.0,
-#     -8/-5 [x2.14], -18/-1 [x1.4], -18/-2 [x1.1]
-#   max_p:  -4/+1 x1.6, -3/-3 x2.1, -4/-2 [x1.6], -9/-7 [x1.4];  max_th:  -13/-5
-#     [x0.8], -8/-1 [x1.4], -3/-3 x2.3, -3/-3 x0.8
-#   drop-tail:  +5/-6, -22/-6 x0.0, -14/-3 x0.25, -21/-3 x1.1, -20/-2 x0.8,
-#     -21/-2 x1.0, -21/-2 x0.9, -21/-3 [x0.85], -25/-2 [x0.84]
-#   gentle:  -11/-9 [x0.7], -16/-11 [x0.8], -18/-12 [x0.9];  ECN:  +12/+12,
-#     +9/+11, +5/+2 x10.9, -11/-4 [x1.1]
-# i.e. drop-tail's loss 20-25 % low from 40 flows up (outside the goal on
-# five rows) and RED at 150 flows timing out 2.14x: it lets the reduced
-# window out more slowly than ns-3 3.44, and its flows in recovery lose less
-# (below).  Whose gap is that?  Replica measurements (an ns-3 3.44 replica,
-# not in the repository, with a 1-packet device queue, run with 3.44's PRR
-# and with RFC 6937's, i.e. 3.44's double count removed; 100 s, seeds 1-3):
-# RFC 6937's PRR loses 3-12 % less than 3.44's on drop-tail (-11.8, -5.4,
-# -8.2, -2.9 % at 40, 100, 150, 200 flows), 3-7 % on RED 0.005 and 0.02,
-# 4-6 % on drop-tail at 100 ms, and the simulator's default moves against
-# its prr-ns3.44 alike (-12, -11, -6, -5 %).  Against the matching replica
-# variant the simulator is as low with either PRR (drop-tail 40 ... 200:
-# RFC 6937 -18, -24, -22, -24 %; 3.44 -18, -18, -24, -22 %).  So ns-3
-# 3.44's double count explains a real 3-12 % of the default's deficit (an
-# RFC 6937 reference, estimated from the replica's ratio, would put the
-# default at about -8, -16, -15, -23 % on drop-tail 40 ... 200, RED 0.005
-# +2 %, RED 0.02 at 150 flows -5 %); the rest, growing with the flows, is
-# the simulator's own with either PRR: its fast recoveries last one round
-# trip where 25-30 % of ns-3's take two or three (mean 1.0 against 1.45
-# RTT), fewer drops hit flows in recovery (RFC 6937's path 2-3 % at
-# 150-200 flows, ns-3 8-11 %), and k, the drops per congestion event, is
-# 1.30-1.45 against 1.45-1.63.  The excess time-outs at RED 0.02, 150 flows
-# are the simulator's own too (x2.08 and x2.51 the matching replica's).
+#   RED 500/0.02:  +1/+2 x0.92, +2/+2 x1.18, +0/+2 x0.90, +0/+1 x1.09, +1/+1 x1.12,
+#     -5/-3 [x0.85], -10/-0 [x0.80], -8/-0 [x0.84]
+#   max_p:  -5/+0 x0.97, -2/-3 x0.91, +0/+1 [x0.99], -1/+0 [x0.98];  max_th:  -5/+0
+#     [x0.94], +2/+0 [x1.06], -2/-3 x1.07, -3/-3 x0.64
+#   drop-tail:  +10/-5, -24/-6 x0.00, -13/-4 x0.25, -18/-4 x0.92, -19/-2 x0.66,
+#     -18/-3 x0.46, -17/-3 x0.54, -18/-3 [x0.29], -17/-1 [x0.37]
+#   gentle:  -4/-2 [x0.99], -7/-2 [x0.90], -9/-2 [x0.90];  ECN:  +12/+12,
+#     +9/+11, +6/+2 x2.83, -2/-2 [x0.86]
+# i.e. with ns-3 3.44's PRR every row that loses more than 0.1 % is within
+# 20 % on loss (-8 ... +15 %; RED with max_th 250 at +15 % the nearest the
+# edge), within -8 ... +12 % on the queue, and its time-outs x0.52-1.34 on
+# the goal's rows (drop-tail at 150 flows x0.52, the nearest to the factor
+# 2); the default's drop-tail loss sits 13-19 % low from 20 flows up (within
+# the goal) and its time-outs x0.29 and x0.37 at 150 and 200 flows (outside
+# the factor 2: the default is not held to this file's bounds).
+# Before the receiver that got nothing held its ACK (8da7df5:
+# every flow that lost its step's only packet sent its held ACK at the drop;
+# the same batch): with ns-3 3.44's PRR drop-tail -14, +1, -0, -8, -6, +2, +5,
+# +1 % at 10 ... 200 flows, time-outs [x0.56], [x0.66] at 150 and 200, loss
+# over the goal's rows -8 ... +17 %; RFC 6937's PRR drop-tail -13 ... -17 %
+# from 20 flows, time-outs [x0.32], [x0.40].
+# Before (6557087: receivers that delayed the ACK of a packet above a hole as
+# of any other, and every hole of a window found at fast retransmit; the same
+# batch): with ns-3 3.44's PRR drop-tail -7, -7, -9, -11, -11, -17, -21 % at
+# 20 ... 200 flows, time-outs [x0.83], [x0.87] at 150 and 200, RED 500/0.02
+# +6 ... -15 % with [x2.0] at 150 flows, max_th 250 -0 % [x1.4], gentle -8,
+# -14, -16 %; RFC 6937's PRR drop-tail -14 ... -25 % from 20 flows (five rows
+# outside 20 %), RED -18 % at 200 and 300 flows, gentle -11 ... -18 %, [x2.14]
+# at RED's 150 flows.  Whose gap was that?  Replica measurements (an ns-3
+# 3.44 replica, not in the repository, with a 1-packet device queue, run with
+# 3.44's PRR and with RFC 6937's, i.e. 3.44's double count removed; 100 s,
+# ns-3 seeds 1-3, simulator seeds 1-2): the simulator lost 16-23 % less than
+# the matching replica variant on drop-tail at 40-200 flows with 3.44's PRR
+# and 20-24 % with RFC 6937's, its fast recoveries lasted one round trip
+# (0.23 s at 10 ms, the queue's ~0.22 s included) where ns-3's take 0.33-0.35
+# s, and it dropped 1.33-1.46 packets per congestion event where ns-3 drops
+# about 1.58.  A receiver that delays the ACK of a packet above a hole holds
+# back the duplicate ACK, and with it the packet SACK lets out, for up to its
+# 200 ms timer; ACKing those at once (RFC 5681 4.2, as ns-3's TcpSocketBase
+# and ns-2's DelAckSink do) and finding the later holes as the duplicate ACKs
+# pass them, as ns-3's scoreboard does, give recoveries of 0.26-0.33 s,
+# 1.50-1.59 drops per event on drop-tail, 5-15 % of the drops on flows in
+# recovery (ns-3 6-13 %) and loss -6 ... -10 % against the 3.44 replica on
+# drop-tail at 100-200 flows (-14 % at 40), -2.1 % and -2.7 % on RED 0.005 at
+# 100 flows and 0.02 at 150, time-outs x0.54-1.15 of the replica's (the
+# final code: a receiver that got nothing of a step holds its ACK; 8da7df5,
+# which sent it at the drop, read 1.56-1.67 drops per event, -1 ... -6 % and
+# -12 % on drop-tail, x0.64-1.06).  With RFC 6937's PRR the simulator still
+# loses 16-19 % less than the matching replica variant on drop-tail at 40-200
+# flows and times out x0.32-0.57 as often: it lets fewer packets out in
+# those longer recoveries (0.7-5.0 % of the drops fall on flows in recovery,
+# ns-3 1.7-10.8 %), not resolved here.
+#
 # Before (fd5b793: RFC 6937's PRR, fast retransmit one round trip after the
 # drop with every duplicate ACK at once): RED 500/0.02 +4 ... -9, max_p 0.005
 # +27/-2 x2.7, max_th 100/250 -14/-7 [x1.2], +7/-1 [x2.0], drop-tail N = 20
@@ -315,24 +347,35 @@ def ns3_runs():
 #   at 200 flows; state at the drop, ns-3: open 84 %, disorder 7 %, recovery
 #   8 %, loss 1 %); ns-3 3.44's PRR, which lets more out early in recovery,
 #   closes most of that.
-# Drop-tail at 200 flows sits at the goal's edge (-21 %; the replica's loss
-# there is the reference's +8 %): bound 25 %.
+# (Drop-tail at 200 flows sat at the goal's edge before, -21 %, with a bound
+# of 25 %; now -4 %, and every row has the goal's 20 %.)
 # Not simulated either: drop-tail's lock-out.  The reference's Jain index of
 # goodput on the drop-tail rows is 0.523/0.384/0.521/0.425 at 20/40/100/200
-# flows, the simulator's 0.979/0.987/0.991/0.993 (seed 1): in every run of an
+# flows, the simulator's 0.978/0.989/0.994/0.995 (seed 1): in every run of an
 # ns-3 replica one flow loses next to nothing and sends 8-25 % of the packets,
 # at its 64 KB window or, from 100 flows, at its 1 Mbit/s access link (a tenth
 # of the bottleneck; tcpmodels.droptail's P3 step 5).  ns-3's loss among the
 # other flows is then about the row's over 0.9: at 150 flows 0.046 against the
-# simulator's 0.053 (an estimate from the replica's share, not a simulation).
-LOSS_EXCEPTIONS = {"droptail500-N200": 0.25}
+# simulator's 0.041 (an estimate from the replica's share, not a simulation).
 #
-# Halving the step (4 ms to 2 ms on every row) with ns-3 3.44's PRR and the
-# duplicate ACKs counted as they come, seeds 1-2 at each, change of loss /
-# queue (%): every RED, gentle and ECN row within 1.2 % on loss (RED 500/0.02
-# at 10 flows -1.2 %), 1.0 % on queue; drop-tail 10 ... 200 flows -0.2, +6.6
-# (seeds +3.6, +9.5), +1.3, -2.1, -0.5, -0.7, -0.1, +2.0 % on loss, queue
-# within 0.6 %; 5 flows -10 % (a few dozen drops a run).
+# Halving the step (4 ms to 2 ms on every row) with ns-3 3.44's PRR, the
+# receivers' immediate ACK of out-of-order data, the holes found one after
+# another and a receiver that got nothing of a step holding its ACK, seeds
+# 1-2 at each, change of loss / queue (%): every RED, gentle and ECN row
+# within 5.8 % on loss (RED with max_p 0.005 at 100 flows +5.8 %, seeds +5.7
+# and +5.9; RED 500/0.02 at 200 flows +4.2 %; the rest within 3.4 %), 3.4 %
+# on queue (gentle 150); drop-tail 10 ... 200 flows +14.1, +3.9, -0.1, +0.9, -0.7,
+# +2.3, +3.4, +6.0 % on loss (10 flows, below 0.1 % loss: seeds +14.4 and
+# +13.8; 200 flows: +6.2 and +5.8), queue within 1.6 %; 5 flows +8.9 % (seeds
+# +15.4 and +3.3 %: a few dozen drops a run).  Issue 12's 5 % is missed on
+# drop-tail at 5, 10 (both below 0.1 % loss) and 200 flows and on RED with
+# max_p 0.005.  (8da7df5, before the held ACK stayed held: RED, gentle and
+# ECN within 3.6 %, 3.4 % on queue; drop-tail -4.2, -3.0, -0.6, -0.3, -1.0,
+# +0.1, +3.6, +4.7 %, queue within 2.6 %; 5 flows +3.6 %.)  Before them
+# (6557087, the
+# duplicate ACKs counted as they come): RED, gentle and ECN within 1.2 % on
+# loss, 1.0 % on queue; drop-tail -0.2, +6.6 (seeds +3.6, +9.5), +1.3, -2.1,
+# -0.5, -0.7, -0.1, +2.0 %, queue within 0.6 %; 5 flows -10 %.
 # Before the duplicate ACKs were counted (RFC 6937's or RFC 6675's recovery),
 # 4 seeds at each, seed spread of the difference in brackets where above 1 %:
 #   RED 500/0.02, N = 10 ... 300:  -0/+0, +0/+1, +0/+1, +1/+2, -0/-0, +0/+0,
@@ -370,10 +413,10 @@ LOSS_EXCEPTIONS = {"droptail500-N200": 0.25}
 def test_loss_and_queue_match_packet_level_reference(ns3_runs, key):
     # Issue 12's goals: loss within 20 % wherever it exceeds 0.1 % (below,
     # drop-tail at 5 flows: 5e-5, a handful of drops), the average queue
-    # within 15 % (measured -10 ... +12 %); the link is busy throughout, as in ns-3.
+    # within 15 % (measured -8 ... +12 %); the link is busy throughout, as in ns-3.
     r, ref = ns3_runs[key], ROWS[key][1]
     if ref["drop_rate"] > 1e-3:
-        assert r.loss_rate == pytest.approx(ref["drop_rate"], rel=LOSS_EXCEPTIONS.get(key, 0.2))
+        assert r.loss_rate == pytest.approx(ref["drop_rate"], rel=0.2)
     assert r.queue == pytest.approx(ref["avg_queue"], rel=0.15)
     assert r.utilization > 0.99
 
@@ -382,20 +425,26 @@ def test_loss_and_queue_match_packet_level_reference(ns3_runs, key):
 def test_timeouts_within_factor_2_of_reference(ns3_runs, key):
     # Issue 12's goal where the reference times out more than once per
     # thousand packets (below that a run holds a few dozen time-outs: the
-    # light rows read x0.25-3.7, ECN at 150 flows x9.8).
-    # Measured x0.7-2.0 (RED 500/0.02 at 150 flows x1.96; the default
-    # sender, RFC 6937's PRR, x0.7-2.14, where this bound would fail).
+    # light rows read x0.61-1.99, ECN at 150 flows x3.19, and drop-tail at 10
+    # flows has no time-out in the run).
+    # Measured x0.52-1.34 (drop-tail at 150 flows x0.52, at the bound's edge:
+    # 100 s runs at seeds 1 and 2 read x0.49 and x0.50; x0.56 before a
+    # receiver that got nothing of a step held its ACK; RED with max_th 250
+    # x1.34; the default sender, RFC 6937's PRR, x0.29-1.06, where this bound
+    # would fail on drop-tail at 150 and 200 flows, x0.29 and x0.37).
     ratio = ns3_runs[key].timeouts_per_packet / ROWS[key][1]["timeouts_per_packet"]
     assert 0.5 <= ratio <= 2.0
 
 
 def test_windows_match_reference(ns3_runs):
     # Not a goal, but it shows the sender: the average window is within 10 %
-    # of ns-3's on the RED, gentle and ECN rows (measured 0 ... +5 %; RFC
-    # 6937's PRR -1 ... +5 %; RFC 6675 recovery, before the duplicate ACKs
+    # of ns-3's on the RED, gentle and ECN rows (measured -6 ... +5 %; RFC
+    # 6937's PRR -7 ... +5 %; RFC 6675 recovery, before the duplicate ACKs
     # were counted as they come, -9 ... +5 %: PRR's window in recovery is, as
-    # ns-3 traces it, the pipe plus what may leave), and 1-10 % low on
-    # drop-tail (bound 25 %; 5-14 % before, with the queue lower).
+    # ns-3 traces it, the pipe plus what may leave), and 3-12 % low on
+    # drop-tail (bound 25 %; 3-13 % at 8da7df5; 1-10 % at 6557087, before the
+    # receivers ACKed out-of-order data at once; 5-14 % before the duplicate
+    # ACKs were counted as they come, with the queue lower).
     for key, r in ns3_runs.items():
         tolerance = 0.25 if key.startswith("droptail") else 0.1
         assert r.window == pytest.approx(ROWS[key][1]["avg_cwnd"], rel=tolerance), key
@@ -474,8 +523,11 @@ def test_few_flows_see_the_buffer_fill_and_drain(step_study):
     # 0.000304 (-5 %) and 307 (-5 %).  With the duplicate ACKs counted as
     # they come, 4 seeds: ns-3 3.44's PRR (the test's sender) 0.000351 (+10 %)
     # and 291 (-10 %), RFC 6937's (the default) 0.000305 (-5 %) and 303
-    # (-6 %).  Bounds: 20 % on
-    # loss (the goal), 25 % on the queue (the goal's 15 % and a seed's spread
+    # (-6 %); with the receivers' immediate ACK of out-of-order data, the
+    # holes found one after another and a receiver that got nothing of a step
+    # holding its ACK, 0.000345 (+8 %) and 276 (-14 %), RFC 6937's 0.000297
+    # (-7 %) and 309 (-4 %) (8da7df5: 0.000343, 279; 0.000295, 315).  Bounds:
+    # 20 % on loss (the goal), 25 % on the queue (the goal's 15 % and a seed's spread
     # of 4 %, as the 4 seeds here may sit 5 % from the 16).
     runs = step_study["few flows"][0]
     r = runs[0]
@@ -487,37 +539,49 @@ def test_few_flows_see_the_buffer_fill_and_drain(step_study):
 
 @pytest.mark.parametrize("key", ["few flows", *sorted(DYNAMICS), "motion 10 Mbit/s"])
 def test_halving_the_step_moves_loss_and_queue_less_than_5_percent(step_study, key):
-    # Issue 12's goal is 5 %.  Measured, 8 seeds, half step against default
-    # (loss / queue): few flows +7.3 / -3.7 %, V1 -1.1 / +1.2, V2 -3.2 / +4.2,
-    # V3 +0.4 / +3.4, V4 -0.5 / -0.9 %; the 10 Mbit/s motion row (4 seeds)
-    # -2 / -4 %.  The few flows' loss creeps up as the step shrinks, 16 seeds
-    # (+-1 % each), each step against the one before: with a step's drops
-    # spread uniformly over its packets 2.77e-4 at the default step (25 ms),
-    # +10 % at half, +5 % at a quarter, +7 % at an eighth, +2 % and +3 % at a
-    # 16th and a 32nd (3.6e-4, ns-3 3.2e-4), drops per event 1.28 -> 1.58;
-    # with the overflow falling on the flows' trains that meet the full
-    # buffer (tests/test_sim_overflow.py) 3.08e-4, +2.7 %, +6.2 %, +2.4 %,
-    # +4.3 %, -0.9 % (3.55e-4), drops per event 1.44, 1.44, 1.52, 1.54, 1.58,
-    # 1.56; queue 307, 295, 287, 291, 286, 285.  With PRR, on the trains
-    # 3.04e-4, +2.2 %, +4.0 %, +3.7 %, +1.7 % (3.41e-4 at a 16th), drops per
-    # event 1.42, 1.42, 1.43, 1.47, 1.48, queue 307, 295, 282, 279, 273;
-    # spread uniformly 2.85e-4, +3.7 % at half, 3.43e-4 at a 16th, drops per
-    # event 1.30 -> 1.49.  Events per flow stay (168-179 in 180 s).  With the
-    # duplicate ACKs counted as they come, 4 seeds, loss / queue: with ns-3
-    # 3.44's PRR (the test's sender) few flows -3.9 / -1.0 %, V1 +6.4 / -0.5,
-    # V2 +8.8 / +0.4, V3 +0.8 / -2.5, V4 +0.7 / +0.7, motion 10 Mbit/s +4.5 /
-    # +1.1; with RFC 6937's PRR (the default) -4.2 / +1.0, +2.0 / -2.5,
-    # +0.2 / +1.1, +2.4 / +2.5, -0.9 / -1.4, +1.2 / -2.0: ns-3 3.44's PRR,
-    # which lets one packet out per ACK early in recovery, moves V1 and V2
-    # (30 flows, 50 Mbit/s, ~100 ms) beyond the goal's 5 % on loss.  Over 8
-    # seeds at the default step, half and a quarter: V1 loss +6.9 %, then
-    # -0.4 %; V2 +8.9 %, then +0.0 %, i.e. settled from half the step on,
-    # where V2 reads loss +26 % and utilization 0.928 against ns-3's 0.950
-    # (outside the dynamics goals, which the default step meets: +16 %,
-    # 0.939); RFC 6937's PRR V1 +1.6, -0.3 %, V2 -0.1, -0.1 % (0.944, 0.942,
-    # 0.939 busy).  It is ns-3 3.44's PRR, not the count: before it (bc21a83,
-    # 8 seeds) that PRR moved V2 by +4.9 %, then -1.1 %, 0.932, 0.919, 0.918
-    # busy.  Bound 10 %: 4 seeds, whose mean's spread is 2-3 %.
+    # Issue 12's goal is 5 %.  Measured, with the receivers' immediate ACK of
+    # out-of-order data, the holes found one after another and a receiver that
+    # got nothing of a step holding its ACK (4 seeds, half step against
+    # default, loss / queue): ns-3 3.44's PRR (the test's sender) few flows
+    # +0.4 / -3.0 %, V1 +6.5 / -4.0, V2 +8.6 / -4.2, V3 -0.9 / -2.9, V4 -0.4 /
+    # -2.5, motion 10 Mbit/s +1.3 / -1.4; RFC 6937's PRR (the default) +5.4 /
+    # -2.4, +0.3 / -3.2, +1.4 / +0.7, -2.5 / +0.3, +0.1 / -0.7, -0.3 / -1.4.
+    # ns-3 3.44's PRR, which lets one packet out per ACK early in recovery,
+    # moves V1 and V2 (30 flows, 50 Mbit/s, ~100 ms) beyond the goal's 5 % on
+    # loss.  Over 8 seeds at the default step, half and a quarter: V1 loss
+    # +5.4 %, then -0.4 %; V2 +8.6 %, then -0.8 %, i.e. settled from half the
+    # step on, where V2 reads loss +25 % and utilization 0.913 against ns-3's
+    # 0.950 (outside the dynamics goals, which the default step meets: +15 %,
+    # 0.936); RFC 6937's PRR V1 +0.6, -0.5 %, V2 +1.3, -1.0 % (0.940, 0.937,
+    # 0.936 busy).  (8da7df5, 4 seeds: 3.44's few flows -1.1 / -3.4 %, V1 +5.0
+    # / -2.8, V2 +8.9 / -3.3, V3 +2.2 / -2.8, V4 -0.4 / -2.3, motion +2.3 /
+    # +0.2; RFC 6937's +0.7 / -3.9, +0.3 / -1.9, +0.9 / +0.9, +1.5 / -1.3, +0.7
+    # / -0.9, +0.0 / -0.9.)  It is ns-3 3.44's
+    # PRR, not the count: before it (bc21a83, 8 seeds) that PRR moved V2 by
+    # +4.9 %, then -1.1 %, 0.932, 0.919, 0.918 busy.  Bound 10 %: 4 seeds,
+    # whose mean's spread is 2-3 %.
+    # Before (6557087), with the duplicate ACKs counted as they come, 4 seeds:
+    # ns-3 3.44's PRR few flows -3.9 / -1.0 %, V1 +6.4 / -0.5, V2 +8.8 / +0.4,
+    # V3 +0.8 / -2.5, V4 +0.7 / +0.7, motion 10 Mbit/s +4.5 / +1.1; RFC 6937's
+    # -4.2 / +1.0, +2.0 / -2.5, +0.2 / +1.1, +2.4 / +2.5, -0.9 / -1.4, +1.2 /
+    # -2.0; 8 seeds, V1 +6.9 %, then -0.4 %, V2 +8.9 %, then +0.0 % (V2 at half
+    # the step +26 %, 0.928 busy); RFC 6937's V1 +1.6, -0.3 %, V2 -0.1, -0.1 %.
+    # Earlier engines, 8 seeds (loss / queue): few flows +7.3 / -3.7 %, V1
+    # -1.1 / +1.2, V2 -3.2 / +4.2, V3 +0.4 / +3.4, V4 -0.5 / -0.9 %; the 10
+    # Mbit/s motion row (4 seeds) -2 / -4 %.  The few flows' loss creeps up as
+    # the step shrinks, 16 seeds (+-1 % each), each step against the one
+    # before: with a step's drops spread uniformly over its packets 2.77e-4 at
+    # the default step (25 ms), +10 % at half, +5 % at a quarter, +7 % at an
+    # eighth, +2 % and +3 % at a 16th and a 32nd (3.6e-4, ns-3 3.2e-4), drops
+    # per event 1.28 -> 1.58; with the overflow falling on the flows' trains
+    # that meet the full buffer (tests/test_sim_overflow.py) 3.08e-4, +2.7 %,
+    # +6.2 %, +2.4 %, +4.3 %, -0.9 % (3.55e-4), drops per event 1.44, 1.44,
+    # 1.52, 1.54, 1.58, 1.56; queue 307, 295, 287, 291, 286, 285.  With PRR,
+    # on the trains 3.04e-4, +2.2 %, +4.0 %, +3.7 %, +1.7 % (3.41e-4 at a
+    # 16th), drops per event 1.42, 1.42, 1.43, 1.47, 1.48, queue 307, 295,
+    # 282, 279, 273; spread uniformly 2.85e-4, +3.7 % at half, 3.43e-4 at a
+    # 16th, drops per event 1.30 -> 1.49.  Events per flow stay (168-179 in
+    # 180 s).
     # (The 10 ms reference rows: see the table above the reference tests.)
     default, half = step_study[key]
     for name in ("loss_rate", "queue"):
@@ -535,7 +599,14 @@ def test_red_dynamics_keep_the_link_as_busy_as_ns3(step_study, key):
     # -3, -21, -24, -3 %).  Counted as they come, 4 seeds, with ns-3 3.44's
     # PRR (the test's sender): 0.992, 0.940, 0.962, 0.993; loss +8, +15, +14,
     # +11 %; queue -4, -21, -26, +2 %; with RFC 6937's PRR (the default):
-    # 0.995, 0.943, 0.966, 0.995; +4, +12, +4, +4 %; -3, -20, -27, -2 %.
+    # 0.995, 0.943, 0.966, 0.995; +4, +12, +4, +4 %; -3, -20, -27, -2 %.  With
+    # the receivers' immediate ACK of out-of-order data, the holes found one
+    # after another and a receiver that got nothing of a step holding its
+    # ACK, 4 seeds: ns-3 3.44's PRR 0.993, 0.936, 0.956, 0.992; loss +6, +15,
+    # +12, +9 %; queue -4, -22, -27, +0 %; RFC 6937's 0.994, 0.942, 0.967,
+    # 0.994; +5, +11, +4, +3 %; -3, -22, -27, -2 % (8da7df5: 3.44's 0.993,
+    # 0.938, 0.958, 0.992; +7, +15, +9, +8 %; RFC 6937's 0.994, 0.944, 0.970,
+    # 0.995; +5, +11, +5, +3 %).
     # Loss within 20 % (the goal); the queues of 6-29 packets within 30 % (V2
     # and V3, which swing, sit 20-27 % low).
     runs, ref = step_study[key][0], DYNAMICS[key][1]
@@ -547,17 +618,22 @@ def test_red_dynamics_keep_the_link_as_busy_as_ns3(step_study, key):
 @pytest.mark.parametrize("key", [
     "motion 10 Mbit/s",
     pytest.param("motion 100 Mbit/s", marks=pytest.mark.xfail(strict=True, reason=(
-        "with ns-3 3.44's PRR 0.968 at the default step, 0.919 at half (RFC 6937's PRR 0.973, 0.950; the "
+        "with ns-3 3.44's PRR 0.965 at the default step, 0.918 at half (RFC 6937's PRR 0.975, 0.952; the "
         "issue's ns-3 1.000): a finer step resolves the "
         "trains' collisions that the default step (128 packets of service against min_th's 5) smooths, and "
         "moves toward an ns-3 replica of this set-up, which idles the link more (0.71-0.74); the issue's 1.000 "
         "was not reproduced under the references' conventions (see below; issue 12, open)")))])
 def test_red_motion_keeps_the_link_busy_at_any_step(step_study, key):
     # Issue 12's goal: utilization within 0.02 of ns-3's, and a halved step
-    # must not move it.  Measured, 4 seeds, with the duplicate ACKs counted as
-    # they come: ns-3 3.44's PRR (the test's sender) 10 Mbit/s 0.999 at the
-    # default step and at half, 100 Mbit/s 0.968 and 0.919 (loss 2.1e-5,
-    # 3.6e-5); RFC 6937's PRR 0.999, 0.999 and 0.973, 0.950.  Before (4 seeds,
+    # must not move it.  Measured, 4 seeds, with the receivers' immediate ACK
+    # of out-of-order data, the holes found one after another and a receiver
+    # that got nothing of a step holding its ACK: ns-3 3.44's PRR (the test's
+    # sender) 10 Mbit/s 0.999 at the default step and at half, 100 Mbit/s
+    # 0.965 and 0.918 (loss 2.2e-5, 3.7e-5); RFC 6937's PRR 0.999, 0.999 and
+    # 0.975, 0.952 (1.9e-5, 2.6e-5) (8da7df5: 3.44's 0.970, 0.929; RFC 6937's
+    # 0.975, 0.954).  With the duplicate ACKs
+    # counted as they come, before them: 3.44's 0.999, 0.999, 0.968, 0.919
+    # (loss 2.1e-5, 3.6e-5); RFC 6937's 0.999, 0.999, 0.973, 0.950.  Before (4 seeds,
     # seed spread of the mean <= 0.016),
     # with PRR fast recovery (the default): 10 Mbit/s 0.999 at the default
     # step (47.5 ms), at half and at an eighth.  100 Mbit/s (step 5.9 ms):

@@ -47,10 +47,15 @@ class AckRing:
         # The step the held packet's timer ACK reaches the sender (set on every ACK
         # insert; it matters only while a packet is held).
         self.held_due = np.full(flows, -1, dtype=np.int64)
+        # The receiver's holes: packets of the flow lost and not yet repaired (see ``lost``).
+        self.holes = np.zeros(flows)
+        self.filled = None  # flows whose last hole a retransmission filled this step
+        self.ahead = None  # flows whose first hole opened this step behind all of the step's packets
 
     def take(self, k):
         """The row of ACKs due at step ``k`` (the caller empties it once used)."""
         self.k = k
+        self.filled = self.ahead = None
         row = self.rows2[k % self.L]
         if self.delaying:
             # Receivers whose timer fires: no packet came to take the held one's ACK along.
@@ -143,6 +148,54 @@ class AckRing:
         self.flat[slots] += edges[:, :-1] - edges[:, 1:]
         return first + (after > u[:, None]).sum(axis=1)
 
+    def lost(self, j, packets):
+        """Flows ``j`` lost ``packets`` at the bottleneck: holes at their receivers.
+
+        RFC 5681 4.2 (and ns-3's TcpSocketBase::ReceivedData, ns-2's
+        DelAckSink): a receiver ACKs at once every packet that arrives above
+        a hole, and the one that fills it.  Approximated at the step's
+        resolution, from counts: the hole opens for the whole step of the
+        drop (its survivors before the lost packet are ACKed at once too,
+        unless the sender places the lost packet behind all of them:
+        ``first_lost``), and a hole closes when a retransmission reaches the bottleneck
+        (``repaired``), whichever packet it was for.  A dropped retransmission
+        counts as a loss and as a repair, so its hole stays.
+        """
+        if self.delaying:
+            self.holes[j] += packets
+
+    def first_lost(self, j, dropped, behind):
+        """Flows ``j`` lost ``dropped`` packets this step (after ``lost``), ``behind`` of its survivors after the first.
+
+        Where those drops opened the flow's first hole (its holes are this
+        step's) and nothing of the step came after it, the receiver saw the
+        step's packets in order and nothing above the hole: it delays their
+        ACKs as usual, and holds its odd packet, until a packet arrives above
+        the hole.  (Without this, a flow whose only packet of the step was
+        lost would have its held ACK sent at the drop, a step at which its
+        receiver got nothing.)
+        """
+        if self.delaying:
+            self.ahead = j[(behind == 0.0) & (self.holes[j] == dropped)]
+
+    def repaired(self, j, packets):
+        """Retransmissions of flows ``j`` (``packets`` each) reach the bottleneck: they fill holes."""
+        if not (self.delaying and len(j)):
+            return
+        before = self.holes[j] > 0.0
+        left = np.maximum(self.holes[j] - packets, 0.0)
+        self.holes[j] = left
+        self.filled = j[before & (left == 0.0)]
+
+    def _at_once(self, sending):
+        """Which of flows ``sending`` have their step's packets ACKed at once: a hole open or just filled."""
+        gap = self.holes[sending] > 0.0
+        if self.filled is not None:
+            gap |= np.isin(sending, self.filled)
+        if self.ahead is not None and self.ahead.size:
+            gap &= ~np.isin(sending, self.ahead)
+        return gap
+
     def _delay_acks(self, sending, packets, back):
         """Delayed ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2): the receiver ACKs every second packet.
 
@@ -160,8 +213,12 @@ class AckRing:
         odd += total
         if self.delayed is not None:
             odd *= self.delayed[sending]
+        odd[self._at_once(sending)] = 0.0
         self.held[sending] = odd
-        self.held_due[sending] = (back + self.hold_steps).astype(np.int64) + self.k
+        # The timer runs from the held packet's arrival: a step whose packets
+        # were all lost brought the receiver nothing to restart it.
+        got = packets > 0.0
+        self.held_due[sending[got]] = (back[got] + self.hold_steps).astype(np.int64) + self.k
         return total - odd
 
     def forget(self, j):
@@ -170,7 +227,9 @@ class AckRing:
         live = j[self.until[j] > self.k]
         if live.size:
             self.rows2[:, live] = 0.0
-        self.held[j] = 0.0
+        # (Go-back-N: the first retransmission fills the first hole and the
+        # rest follow in order; the receiver's holes are taken as closed.)
+        self.held[j] = self.holes[j] = 0.0
 
     def remove_one(self, i, first, width, aim):
         """Take one ACK of flow ``i`` out, due in steps ``first .. first + width - 1``, nearest ``aim`` of them.

@@ -206,10 +206,13 @@ class _Engine:
                 sender.on_echoes(nearest, now)
             deciding = self._timers(nearest, now, measuring)
             arr = sender.send(deciding)
+            ring.repaired(sender.retx, sender.retx_arr)
             step = self._arrive(k, now, arr, measuring)
             D, hits = queue.decide(step)
             if finite:
                 workload.observe(D, step.A, step.link_total)
+            if hits is not None:
+                ring.lost(*hits)  # (before on_drops takes the drops out of ``arr``)
             new_loss = None if hits is None else sender.on_drops(*hits, arr, draws)
             load = f.q + step.A - D
             served = np.minimum(load, serve)

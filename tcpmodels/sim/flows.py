@@ -107,6 +107,10 @@ class Flows:
         self.retx_pending = zeros(float)  # retransmissions still to leave the access link
         self.retx_lost = zeros(bool)
         self.carried = zeros(float)  # new data lost during fast recovery
+        # The holes not yet found lost (senders that count duplicate ACKs: ``track_holes``).
+        self.hole_at = self.hole_n = self.holes = self.holes_below = None
+        # When a partial ACK in fast recovery stopped at a hole not yet found lost (its timer's base) [s].
+        self.t_partial = np.full(N, np.inf)
         self.t_fr = zeros(float)  # when fast recovery began [s]
         # Proportional Rate Reduction (RFC 6937 3): `acked` and `sent` where
         # prr_delivered and prr_out count from, and RecoverFS, the pipe at its start.
@@ -119,6 +123,21 @@ class Flows:
         self.target = None
         self.conn_acked = np.full(N, -1.0)
         self.conn_rto = zeros(float)
+
+    def track_holes(self, slots):
+        """Keep each flow's lost packets not yet found lost, in up to ``slots`` groups (see ``holes``).
+
+        ``hole_at[i]`` holds flow i's groups in the order they were sent: the
+        count of its ACKed packets once every packet sent before the group's
+        is ACKed (its place in the ACK stream); ``hole_n[i]`` how many lost
+        packets each group holds (a step's drops of a flow form one group);
+        ``holes[i]`` their sum; ``holes_below[i]`` how many of them were sent
+        before fast recovery began (below its recovery point).
+        """
+        if self.hole_at is None:
+            self.hole_at = np.full((self.N, slots), np.inf)
+            self.hole_n = np.zeros((self.N, slots))
+            self.holes, self.holes_below = np.zeros(self.N), np.zeros(self.N)
 
     def per_scenario(self, j):
         """How many of the (sorted) flows ``j`` each scenario has."""

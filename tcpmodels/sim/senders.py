@@ -20,6 +20,10 @@ from .flows import IDLE, OPEN, PENDING, RECOVERY, STALLED
 
 __all__ = ["Sender", "Tahoe", "Reno", "NewReno", "make_sender"]
 
+# Groups of lost packets a flow that counts duplicate ACKs keeps apart (a
+# step's drops of a flow form one): a window of up to 16 such steps.
+HOLE_GROUPS = 16
+
 
 class Sender:
     """The rules every variant shares: slow start, congestion avoidance, RTO, pacing.
@@ -108,6 +112,8 @@ class Sender:
             assert (f.inflight >= -1e-9).all(), "more ACKs than packets in flight"
         f.acked += acks
         self.increase(acks)
+        if f.holes is not None:
+            self._retransmit_found(self.ring.k * self.dt)
         if self.prr is not None:
             self.reduce_proportionally(acks)
         acks[:] = 0.0
@@ -257,42 +263,156 @@ class Sender:
         arr[j] -= dj
         f.dropped[j] += dj
         st = f.state[j]
-        o = st == OPEN
-        jo = j[o]
-        if jo.size:
-            djo = dj[o]
-            # Packets sent after the first lost one: everything behind it on the
-            # access link, the step's survivors that came later, the other drops.
-            # (the first of d drops sits at a Beta(1, d) fraction of the step's packets;
-            # exact for one drop: uniform on 0 .. a-1 survivors after it).
-            lead = draws.flow_uniform(site.LEAD, jo)
-            multi = (djo > 1).nonzero()[0]  # (a power only where it is not the identity)
-            if multi.size:
-                lead[multi] **= 1 / djo[multi]
-            surv_after = np.floor((arr[jo] + 1) * lead)
-            f.state[jo] = PENDING
-            f.drop_mark[jo] = f.dropped[jo] - djo
-            f.sent_mark[jo] = f.sent[jo] - f.backlog[jo] - surv_after - (djo - 1)
-            if self.counts_dupacks is not None:  # (only they read it: the others skip the cost)
-                # In flight ahead of the lost packet: ACKed before its turn.
-                f.ack_mark[jo] = f.acked[jo] + f.inflight[jo] - f.backlog[jo] - surv_after - djo
-                f.t_dupack[jo] = np.inf
-        r = st == RECOVERY
-        jr = j[r]
-        if jr.size:
+        holes = dj.astype(float)  # the lost packets that are not retransmissions
+        r = (st == RECOVERY).nonzero()[0]
+        if r.size:
             # A dropped retransmission can only be repaired by the timer.
-            a_before = arr[jr] + dj[r]
-            if len(self.retx):
-                ra = np.zeros(f.N)
-                ra[self.retx] = self.retx_arr
-                ra = ra[jr]
-            else:
-                ra = np.zeros(jr.size)
-            p_retx = np.minimum(1.0, dj[r] * ra / np.maximum(a_before, 1.0))
-            hit = draws.flow_uniform(site.RETX, jr) < p_retx
+            jr = j[r]
+            hit = self._retransmission_lost(jr, dj[r], arr[jr] + dj[r], draws)
             f.retx_lost[jr] |= hit
-            f.carried[jr] += dj[r] - hit
+            holes[r] -= hit
+            f.carried[jr] += holes[r]
+        o = st == OPEN
+        placed = o if f.holes is None else o | ((st <= RECOVERY) & self.counts_dupacks[j])
+        i = placed.nonzero()[0]
+        if not i.size:
+            return j[o]
+        jp, djp = j[i], dj[i]
+        # Packets sent after the first lost one: everything behind it on the
+        # access link, the step's survivors that came later, the other drops.
+        # (the first of d drops sits at a Beta(1, d) fraction of the step's packets;
+        # exact for one drop: uniform on 0 .. a-1 survivors after it).
+        lead = draws.flow_uniform(site.LEAD, jp)
+        multi = (djp > 1).nonzero()[0]  # (a power only where it is not the identity)
+        if multi.size:
+            lead[multi] **= 1 / djp[multi]
+        behind = np.floor((arr[jp] + 1) * lead)  # the step's survivors after it
+        self.ring.first_lost(jp, djp, behind)
+        after = f.backlog[jp] + behind + djp
+        first = o[i]
+        jo = jp[first]
+        f.state[jo] = PENDING
+        f.drop_mark[jo] = f.dropped[jo] - djp[first]
+        f.sent_mark[jo] = f.sent[jo] - after[first] + 1
+        if self.counts_dupacks is not None:  # (only they read it: the others skip the cost)
+            # In flight ahead of the lost packet: ACKed before its turn.
+            f.ack_mark[jo] = f.acked[jo] + f.inflight[jo] - after[first]
+            f.t_dupack[jo] = np.inf
+        if f.holes is not None:
+            holes[o] -= 1.0  # (the first lost packet of an event is its ack_mark)
+            c = (self.counts_dupacks[jp] & (holes[i] > 0)).nonzero()[0]
+            jc = jp[c]
+            self._add_holes(jc, f.inflight[jc] - after[c] - self._unfound(jc, st[i[c]]), holes[i[c]])
         return jo  # its duplicate ACKs return with the lost packet's ACK
+
+    def _retransmission_lost(self, j, dj, a, draws):
+        """Whether the ``dj`` drops of flows ``j`` in fast recovery, of their ``a`` arrivals, hit its retransmission."""
+        f = self.f
+        if len(self.retx):
+            ra = np.zeros(f.N)
+            ra[self.retx] = self.retx_arr
+            ra = ra[j]
+        else:
+            ra = np.zeros(j.size)
+        p_retx = np.minimum(1.0, dj * ra / np.maximum(a, 1.0))
+        return draws.flow_uniform(site.RETX, j) < p_retx
+
+    # ------------------------------------------------------------ holes (senders that count duplicate ACKs)
+    def _add_holes(self, j, ahead, count):
+        """Flows ``j`` lost ``count`` packets each (one group) after their event's first.
+
+        The group's place in the ACK stream (see ``Flows.track_holes``): what
+        is ACKed now and the ``ahead`` packets in flight before the group
+        that will be ACKed.  A flow whose list is full adds the group to its
+        last one.
+        """
+        f = self.f
+        slots = f.hole_at.shape[1]
+        last = np.minimum(np.isfinite(f.hole_at[j]).sum(axis=1), slots - 1)
+        at = f.acked[j] + ahead
+        f.hole_at[j, last] = np.minimum(f.hole_at[j, last], at)
+        f.hole_n[j, last] += count
+        f.holes[j] += count
+
+    def _unfound(self, j, state):
+        """Lost packets of flows ``j`` (in ``state``) in flight, not yet found: not ACKed ahead of a later loss."""
+        return self.f.holes[j] + (state == PENDING)  # (a pending event's first is not found yet)
+
+    def _found_lost(self, j):
+        """Which groups of lost packets of flows ``j`` are found lost, and how many packets per flow.
+
+        RFC 6675 IsLost, as ns-3's scoreboard marks it (TcpTxBuffer::
+        UpdateLostCount): a hole is lost once ``dupack_threshold`` packets
+        sent after it are SACKed, i.e. ACKed here.
+        """
+        f = self.f
+        ready = (f.acked[j] - self.dupthresh[j])[:, None] >= f.hole_at[j]
+        return ready, (f.hole_n[j] * ready).sum(axis=1)
+
+    def _take_found(self, j, retransmitted):
+        """Remove the groups found lost from flows ``j``'s lists; how many packets per flow.
+
+        They are retransmitted with ``retransmitted`` more packets (the
+        event's first, at fast retransmit): those are ACKed too, but were
+        sent after the groups left, each of which needs as many more ACKs to
+        be found.
+        """
+        ready, found = self._found_lost(j)
+        self._shift_holes(j, ready, found + retransmitted)
+        return found
+
+    def _shift_holes(self, j, gone, later):
+        """Flows ``j`` drop the groups where ``gone`` holds (per flow and group); the others' places move ``later``.
+
+        The groups left are put in their order in the ACK stream: they need
+        not have been listed in it (two queued packets removed in one step,
+        CHOKe's or random drop's, are placed where each was).
+        """
+        f = self.f
+        at = np.where(gone, np.inf, f.hole_at[j])
+        order = np.argsort(at, axis=1, kind="stable")
+        at = np.take_along_axis(at, order, axis=1)
+        f.hole_n[j] = np.where(np.isinf(at), 0.0, np.take_along_axis(f.hole_n[j], order, axis=1))
+        f.hole_at[j] = at + later[:, None]
+        f.holes[j] = f.hole_n[j].sum(axis=1)
+
+    def _next_event_holes(self, j):
+        """Flows ``j`` (with holes left after recovery) start a loss event at their first: its place is the ack_mark."""
+        f = self.f
+        self._shift_holes(j, np.zeros(f.hole_at[j].shape, dtype=bool), np.zeros(j.size))  # (in stream order)
+        f.ack_mark[j] = f.hole_at[j, 0]
+        f.hole_n[j, 0] -= 1.0
+        self._shift_holes(j, f.hole_n[j] <= 0.0, np.zeros(j.size))
+
+    def _retransmit_found(self, now):
+        """Flows in fast recovery retransmit the holes found lost since it began (RFC 6675 NextSeg rule 1).
+
+        Recovery ends once the cumulative ACK covers its recovery point: a
+        round trip after the last hole below it is retransmitted.  Holes
+        in data sent during recovery are repaired in it without extending it.
+        """
+        f = self.f
+        j = ((f.holes > 0) & (f.state == RECOVERY)).nonzero()[0]
+        if not j.size:
+            return
+        found = self._take_found(j, 0.0)
+        some = found > 0
+        j, found = j[some], found[some]
+        f.backlog[j] += found
+        f.sent[j] += found
+        f.retx_pending[j] += found
+        below = np.minimum(found, f.holes_below[j])
+        f.holes_below[j] -= below
+        jb = j[below > 0]
+        f.t_next[jb] = now + f.prop[jb] + f.qdelay(jb)
+        f.t_partial[jb] = np.inf
+
+    def _forget_holes(self, j):
+        """Flows ``j`` write their lost packets off (a restart sends everything again)."""
+        f = self.f
+        if f.holes is not None:
+            f.hole_at[j] = np.inf
+            f.hole_n[j] = f.holes[j] = f.holes_below[j] = 0.0
 
     def _dupacks_beyond(self, j):
         """Duplicate ACKs beyond the ``dupack_threshold``-th [packets].
@@ -314,13 +434,18 @@ class Sender:
             f.unseen_drops[i] += 1.0
             return
         f.dropped[i] += 1.0
+        self.ring.lost(i, 1.0)
+        # Sent after it: its packets queued behind it, the step's, the access link's.
+        after = f.backlog[i] + arriving + behind
+        if f.holes is not None and self.counts_dupacks[i] and PENDING <= f.state[i] <= RECOVERY:
+            ji = np.array([i])
+            self._add_holes(ji, f.inflight[ji] - after - 1.0 - self._unfound(ji, f.state[ji]), 1.0)
         if f.state[i] == OPEN:
             f.state[i] = PENDING
             f.drop_mark[i] = f.dropped[i] - 1.0
-            # Sent after it: its packets queued behind it, the step's, the access link's.
-            f.sent_mark[i] = f.sent[i] - f.backlog[i] - arriving - behind
+            f.sent_mark[i] = f.sent[i] - after
             if self.counts_dupacks is not None:
-                f.ack_mark[i] = f.acked[i] + f.inflight[i] - f.backlog[i] - arriving - behind - 1.0
+                f.ack_mark[i] = f.acked[i] + f.inflight[i] - after - 1.0
                 f.t_dupack[i] = np.inf
             k = self.ring.k
             f.t_next[i] = ((slot - k) % self.ring.L + k) * self.dt
@@ -374,17 +499,21 @@ class Sender:
                 self.events.append((jb, now, f.cwnd[jb], 1.0))
             self.timeout(jb, f.t_fr[jb], now)
         j = j[~bad]
-        more = f.carried[j] > 0
+        counting = self.counts_dupacks is not None  # (its lost packets are placed: ``_add_holes``)
+        left = f.holes[j] if counting else f.carried[j]
+        more = left > 0
         jm = j[more]
         if jm.size:  # new data lost during recovery: a fresh loss event
             f.state[jm] = PENDING
-            f.drop_mark[jm] = f.dropped[jm] - f.carried[jm]
+            f.drop_mark[jm] = f.dropped[jm] - left[more]
             f.sent_mark[jm] = f.sent[jm] - f.inflight[jm]
-            if self.counts_dupacks is not None:  # everything in flight was sent after the loss
-                f.ack_mark[jm] = f.acked[jm]
-                f.t_dupack[jm] = np.inf
             f.grow[jm] = self.ack_gain[jm]
-            f.t_next[jm] = now + f.prop[jm] + f.qdelay(jm)
+            if counting:  # its duplicate ACKs are counted from the first hole's place on
+                self._next_event_holes(jm)
+                f.t_dupack[jm] = np.inf
+                f.t_next[jm] = now + self.dt
+            else:
+                f.t_next[jm] = now + f.prop[jm] + f.qdelay(jm)
         jo = j[~more]
         f.state[jo] = OPEN
         f.grow[jo] = self.ack_gain[jo]
@@ -437,6 +566,7 @@ class Sender:
         """Flows ``j`` close their connection and wait, idle, to open the next in slow start (finite transfers)."""
         f = self.f
         self.ring.forget(j)
+        self._forget_holes(j)
         f.inflight[j] = f.backlog[j] = f.retx_pending[j] = f.carried[j] = 0.0
         f.retx_lost[j] = False
         f.cwnd[j] = self.iw[j]
@@ -455,6 +585,7 @@ class Sender:
         # hole in the window: the retransmission's ACK then covers everything in
         # flight, and the duplicate ACKs before it open nothing.
         self.ring.forget(j)
+        self._forget_holes(j)
         f.cwnd[j] = window
         f.backlog[j] += 1.0
         f.sent[j] += 1.0
@@ -498,6 +629,7 @@ class NewReno(Sender):
             # recovery="rfc6675" keeps the engine before PRR bit for bit, deciding
             # when the lost packet's ACK was due (the seed papers' ns-2 runs use it).
             self.counts_dupacks = np.ones(flows.N, dtype=bool)
+            flows.track_holes(HOLE_GROUPS)
         if self.sack:
             # RFC 6675 5 (3): before fast retransmit a SACKed packet leaves the
             # pipe and lets a new one go, so one packet surviving the loss starts
@@ -541,12 +673,14 @@ class NewReno(Sender):
     def pipe_at_threshold(self, j):
         """The pipe at the ``dupack_threshold``-th duplicate ACK [packets].
 
-        In flight now, less the lost packet and the new packet that ACK let
-        out (the step's ACKs are taken before the decision; in ns-3 the
-        retransmission takes its place), plus the SACKed packets of the
-        duplicate ACKs beyond it, which were still in the pipe then.
+        In flight now, less the packets found lost (RFC 6675 pipe, ns-3's
+        BytesInFlight: lost packets not yet found stay in it) and the new
+        packet that ACK let out (the step's ACKs are taken before the
+        decision; in ns-3 the retransmission takes its place), plus the
+        SACKed packets of the duplicate ACKs beyond it, which were still in
+        the pipe then.
         """
-        return self.f.inflight[j] - 2 + self._dupacks_beyond(j)
+        return self.f.inflight[j] - 2 - self._found_lost(j)[1] + self._dupacks_beyond(j)
 
     def recovery_rounds(self, lost):
         """One round trip per hole without SACK, one for all with it."""
@@ -563,23 +697,62 @@ class NewReno(Sender):
         (``pipe_at_threshold``), prr_delivered and prr_out count from it
         (prr_out with the retransmissions, which leave first).
         """
+        f = self.f
         if self.prr is not None:
-            f = self.f
             f.recover_fs[j] = np.maximum(self.pipe_at_threshold(j), 1.0)
             # From the threshold-th duplicate ACK on: what was delivered, and the
             # new packet it let out already.
             f.prr_acked0[j] = f.acked[j] - self._dupacks_beyond(j) - 1
             f.prr_sent0[j] = f.sent[j] - 1
+        if self.counts_dupacks is not None:
+            # Only the holes found lost are retransmitted; the others below the
+            # recovery point wait for packets sent after them to be ACKed.
+            lost = 1.0 + self._take_found(j, 1.0)
+            f.holes_below[j] = f.holes[j]
+            f.t_partial[j] = np.inf
         super().fast_retransmit(j, lost, half, now)
         if self.prr is not None:
             f.cwnd[j] = np.clip(f.inflight[j], 1.0, f.max_window[j])
 
     def recovery_ends(self, j, now):
-        """Fast recovery ends; with PRR the window becomes ssthresh (ns-3's ExitRecovery)."""
+        """Fast recovery ends; with PRR the window becomes ssthresh (ns-3's ExitRecovery).
+
+        Not while a hole below the recovery point is still to be found lost
+        (``_partial_ack``).
+        """
+        if self.counts_dupacks is not None:
+            j = self._partial_ack(j, now)
         if self.prr is not None:
             f = self.f
             f.cwnd[j] = np.minimum(f.ssthresh[j], f.max_window[j])
         super().recovery_ends(j, now)
+
+    def _partial_ack(self, j, now):
+        """Flows ``j`` whose recovery ends; the others got a partial ACK: it stops at a hole not yet found lost.
+
+        ns-3 (TcpSocketBase::ProcessAck, a partial ACK in recovery whose new
+        head was not retransmitted: DoRetransmit) then sends the next segment
+        NextSeg gives, here a new one, outside PRR's count, and restarts the
+        retransmission timer; the hole is retransmitted once found lost
+        (``_retransmit_found``), or the timer fires.
+        """
+        f = self.f
+        left = (f.holes_below[j] > 0) & ~f.retx_lost[j]
+        if not left.any():
+            return j
+        jl = j[left]
+        first = np.isinf(f.t_partial[jl])
+        jf = jl[first]
+        f.backlog[jf] += 1.0
+        f.sent[jf] += 1.0
+        f.inflight[jf] += 1.0
+        f.prr_sent0[jf] += 1.0
+        f.t_partial[jf] = now
+        f.t_next[jf] = now + self.rto(jf)
+        fired = jl[~first]
+        if fired.size:
+            self.timeout(fired, f.t_partial[fired], now)
+        return j[~left]
 
     def reduced_on_loss(self, j):
         """With SACK, half the pipe as fast recovery begins (RFC 6675 4.2 as ns-3 implements it).

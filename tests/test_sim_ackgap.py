@@ -1,0 +1,94 @@
+"""The receiver ACKs at once every packet above a hole and the one that fills it (RFC 5681 4.2; issue 12)."""
+
+import numpy as np
+
+from tcpmodels.sim.ackring import AckRing
+
+FLOWS = np.arange(2)
+
+
+def _ring():
+    # Two flows whose receivers delay their ACKs; a 10-step timer.
+    ring = AckRing(20, 2, float, np.ones(2, dtype=bool), hold_steps=10.0)
+    ring.take(0)
+    return ring
+
+
+def _step(ring, k, packets, repaired=None):
+    """Step ``k``: both flows deliver ``packets`` each (after ``repaired`` retransmissions); the ACKs sent at once."""
+    ring.take(k)
+    if repaired is not None:  # (the engine's order: the step's ACKs, sending, then the receivers)
+        ring.repaired(FLOWS, repaired)
+    before = ring.rows2.sum(axis=0).copy()
+    ring.insert(FLOWS, np.full(2, float(packets)), np.full(2, 2.0), np.zeros(2), np.zeros(2))
+    return ring.rows2.sum(axis=0) - before
+
+
+def test_an_odd_packet_waits_without_a_hole_and_goes_at_once_above_one():
+    ring = _ring()
+    ring.lost(np.array([1]), np.array([1.0]))
+    sent = _step(ring, 1, 3)
+    # Flow 0: three packets, two ACKed, one held for the next; flow 1 (a hole): all three.
+    assert list(sent) == [2.0, 3.0] and list(ring.held) == [1.0, 0.0]
+    # While the hole stays open, a lone packet is ACKed at once.
+    assert list(_step(ring, 2, 1)) == [2.0, 1.0]
+
+
+def test_the_packet_that_fills_the_hole_is_acked_at_once_and_then_acks_are_delayed_again():
+    ring = _ring()
+    ring.lost(FLOWS, np.array([1.0, 2.0]))
+    _step(ring, 1, 2)
+    # Flow 0's only hole filled, flow 1 keeps one: the filling packet's ACK goes at once too.
+    assert list(_step(ring, 2, 1, repaired=np.ones(2))) == [1.0, 1.0]
+    assert list(ring.holes) == [0.0, 1.0]
+    assert list(_step(ring, 3, 1)) == [0.0, 1.0]  # flow 0 delays again
+    assert list(ring.held) == [1.0, 0.0]
+
+
+def test_a_dropped_retransmission_keeps_its_hole_and_go_back_n_closes_them():
+    ring = _ring()
+    ring.lost(FLOWS, np.ones(2))
+    ring.take(1)
+    ring.repaired(FLOWS, np.ones(2))
+    ring.lost(np.array([0]), np.array([1.0]))  # flow 0's retransmission dropped
+    assert list(ring.holes) == [1.0, 0.0]
+    ring.forget(np.array([0]))
+    assert list(ring.holes) == [0.0, 0.0]
+
+
+def test_without_delayed_acks_no_receiver_bookkeeping():
+    ring = AckRing(20, 2, float)
+    ring.lost(FLOWS, np.ones(2))
+    assert not ring.holes.any()
+
+
+def _deliver(ring, k, packets, lost=None, behind=None):
+    """Step ``k``: the flows deliver ``packets`` (after losing ``lost``, ``behind`` survivors after the first)."""
+    ring.take(k)
+    if lost is not None:  # (the engine's order: the queue's drops, then the sender places them)
+        ring.lost(FLOWS, lost)
+        ring.first_lost(FLOWS, lost, behind)
+    before = ring.rows2.sum(axis=0).copy()
+    ring.insert(FLOWS, np.asarray(packets, dtype=float), np.full(2, 2.0), np.zeros(2), np.zeros(2))
+    return ring.rows2.sum(axis=0) - before
+
+
+def test_a_hole_with_nothing_above_it_yet_leaves_the_held_ack_held():
+    ring = _ring()
+    _deliver(ring, 1, [1, 1])
+    assert list(ring.held) == [1.0, 1.0]
+    # Flow 0's only packet of the step is lost: its receiver got nothing and keeps holding;
+    # flow 1's survivor came after its lost packet: above the hole, ACKed at once with the held one.
+    assert list(_deliver(ring, 2, [0, 1], lost=np.ones(2), behind=np.array([0.0, 1.0]))) == [0.0, 2.0]
+    assert list(ring.held) == [1.0, 0.0]
+    # Flow 0's next packet arrives above the hole: it and the held one are ACKed at once.
+    assert list(_deliver(ring, 3, [1, 0])) == [2.0, 0.0]
+
+
+def test_a_step_whose_packets_were_all_lost_does_not_restart_the_delayed_ack_timer():
+    ring = _ring()
+    _deliver(ring, 1, [1, 1])
+    due = ring.held_due.copy()
+    _deliver(ring, 4, [0, 1], lost=np.array([1.0, 0.0]), behind=np.zeros(2))
+    assert ring.held_due[0] == due[0]  # still timed from its held packet's arrival
+    assert ring.held_due[1] != due[1]
