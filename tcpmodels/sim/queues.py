@@ -129,8 +129,8 @@ class _DropTail(_FIFO):
             return step.spread(step.arr, D, step.link)
         j = step.sending
         arrived = step.arr[j] if step.link is None else step.arr[j] - step.link[j]
-        load = step.A / step.serve
-        weight = slot_weights(step.phase[j], self.slip[j], arrived, load if step.owner is None else load[step.owner])
+        serve = step.serve[0] if step.owner is None else step.serve[step.owner]
+        weight = slot_weights(step.phase[j], self.slip[j], arrived, serve, step.owner)
         if not (arrived >= self.access[j]).all():
             # (Where every train fills the step, the trains' weights are equal.)
             at = j + self.OFFSET if step.owner is None else j % step.n + self.OFFSET
