@@ -185,7 +185,7 @@ def test_simulate_prints_summary_json_and_plot(capsys, scenario, tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     status, out, err = run(capsys, ["simulate", str(scenario), "--json"])
     data = json.loads(out)
-    assert status == 0 and data["scenario"]["queue"] == {"type": "DropTail", "buffer": 100}
+    assert status == 0 and data["scenario"]["queue"] == {"type": "DropTail", "buffer": 100, "phase_effect": True}
     assert 0 <= data["result"]["loss_rate"] < 1 and len(data["result"]["goodput"]) == 10
 
 

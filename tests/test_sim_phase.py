@@ -1,8 +1,12 @@
 """Drop-tail's phase effect: at a full buffer the flows whose ACK clock puts their arrivals late in the
 packet service time lose the freed place, persistently (Floyd & Jacobson 1992; issue 12)."""
 
+import dataclasses
+import math
+
 import numpy as np
 import pytest
+from test_sim_prr import _digest
 
 from tcpmodels import sim
 from tcpmodels.sim.drops import FLOOR, slot_weights
@@ -55,3 +59,43 @@ def test_an_overloaded_drop_tail_drops_by_the_flows_phase_in_the_service_time():
     fit = np.c_[np.ones(angle.size), np.cos(angle), np.sin(angle)]
     rest = loss - fit @ np.linalg.lstsq(fit, loss, rcond=None)[0]
     assert 1 - rest.var() / loss.var() > 0.15
+
+
+def _runs(phase_effect):
+    """Drop-tail runs down every path the phase touches: a scenario, a batch of seeds, trains without access links."""
+    def droptail(buffer):
+        return sim.DropTail(buffer=buffer, phase_effect=phase_effect)
+    base = dict(n_flows=20, bandwidth=2e6, rtt=0.04, duration=6.0, warmup=1.0, start_spread=1.0, seed=5)
+    one = sim.Scenario(**base, queue=droptail(25), sender=sim.NewReno(sack=True, recovery="rfc6675"))
+    replica = sim.Scenario(n_flows=60, bandwidth=10e6, rtt=0.01, rtt_spread=0.4, packet_size=576, queue=droptail(100),
+                           sender=sim.NewReno(sack=True), access_rate=1e6, start_spread=2.0, duration=8.0, warmup=2.0)
+    burst = sim.Scenario(n_flows=30, bandwidth=5e6, rtt=0.05, queue=droptail(40), sender=sim.Tahoe(),
+                         access_rate=math.inf, duration=8.0, warmup=2.0, seed=2)
+    runs = [sim.simulate(one), *sim.simulate(replica, seeds=range(1, 4)), sim.simulate(burst)]
+    return [_digest(r) for r in runs]
+
+
+# The same runs' digests measured on main at a6da10c, before drop-tail had a phase effect
+# (the first is test_sim_prr's drop-tail digest then; the phase draw has a stream of its own).
+BEFORE = ["b11f3a864afba4cb", "056748377fef9638", "76fc4befa4f2a741", "469b18a0a98be739", "0b2f5fd49f8db7eb"]
+
+
+def test_without_the_phase_effect_drop_tail_is_the_engine_before_it_bit_for_bit():
+    assert _runs(False) == BEFORE
+    # On by default, it moves every one of them (with and without an access link).
+    assert sim.DropTail().phase_effect
+    assert all(a != b for a, b in zip(_runs(True), BEFORE, strict=True))
+
+
+def test_the_phase_effect_is_a_checked_flag_that_splits_batches():
+    with pytest.raises(ValueError, match="phase_effect"):
+        sim.DropTail(phase_effect="false")
+    assert sim.DropTail().batch_key() != sim.DropTail(phase_effect=False).batch_key()
+    # Random drop removes queued packets at random: no phase to switch.
+    with pytest.raises(TypeError):
+        sim.RandomDrop(phase_effect=True)
+    # One call with both settings runs them apart, each as it runs alone.
+    s = sim.Scenario(n_flows=20, bandwidth=2e6, rtt=0.04, duration=4.0, warmup=1.0, queue=sim.DropTail(buffer=25))
+    off = dataclasses.replace(s, queue=sim.DropTail(buffer=25, phase_effect=False))
+    both = sim.simulate([s, off])
+    assert [_digest(r) for r in both] == [_digest(sim.simulate(s)), _digest(sim.simulate(off))]

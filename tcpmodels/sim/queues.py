@@ -105,7 +105,7 @@ class _DropTail(_FIFO):
     the packet service time lose the place the departure freed: each flow's
     ACK clock puts its packets at a fixed phase of it (``step.phase``, see
     ``drops.slot_weights``), so the same flows lose, round trip after round
-    trip, as in a packet-level simulation.
+    trip, as in a packet-level simulation (off with ``DropTail(phase_effect=False)``).
     """
 
     # Where the trains start: draw OFFSET + i of the drop site, i the flow's place in its scenario.
@@ -121,6 +121,7 @@ class _DropTail(_FIFO):
                 for s in scenarios]
         self.access = np.repeat([r * s.step for r, s in zip(rate, scenarios, strict=True)], scenarios[0].n_flows)
         # The phase step between a train's packets: the access link's serialization time over the bottleneck's.
+        self.phase_effect = scenarios[0].queue.phase_effect  # one value per batch (DropTail.batch_key)
         self.slip = np.repeat([math.fmod(s.capacity / r, 1.0) if math.isfinite(s.flow_access_rate) else 0.0
                                for r, s in zip(rate, scenarios, strict=True)], scenarios[0].n_flows)
 
@@ -129,14 +130,18 @@ class _DropTail(_FIFO):
             return step.spread(step.arr, D, step.link)
         j = step.sending
         arrived = step.arr[j] if step.link is None else step.arr[j] - step.link[j]
-        serve = step.serve[0] if step.owner is None else step.serve[step.owner]
-        weight = slot_weights(step.phase[j], self.slip[j], arrived, serve, step.owner)
+        weight = None
+        if self.phase_effect:
+            serve = step.serve[0] if step.owner is None else step.serve[step.owner]
+            weight = slot_weights(step.phase[j], self.slip[j], arrived, serve, step.owner)
         if not (arrived >= self.access[j]).all():
             # (Where every train fills the step, the trains' weights are equal.)
             at = j + self.OFFSET if step.owner is None else j % step.n + self.OFFSET
             u = step.draws.uniform(site.DROP, at, step.owner)
-            weight *= overflow_weights(arrived, j, step.owner, self.size, step.q, step.serve, step.limit,
-                                       self.access[j], u)
+            trains = overflow_weights(arrived, j, step.owner, self.size, step.q, step.serve, step.limit,
+                                      self.access[j], u)
+            weight = trains if weight is None else weight * trains
+        # (No weight at all: the uniform spread.)
         return step.spread(step.arr, D, step.link, weight=weight)
 
 
