@@ -60,13 +60,14 @@ earlier and hold half a packet less each.
     flows; the escaping flow's share gives the reference's Jain index of
     goodput, which P3 never sees, to 0.06.  Without the limits P3 is within
     12 % at 40-200 flows and 21 % low at 20 (``tests/test_droptail.py``
-    records every row).  Against :mod:`tcpmodels.sim` (NewReno with SACK,
-    no escaping flow; 16 runs: 100-200 ms links, 10 and 20 Mbit/s, buffers
-    of 250-1000 packets, 20-200 flows) P3 without limits is -16 % to -2 % on
-    loss, where Eq. 5.6 is +12 % to +887 %, and 0-21 % above the
-    simulator's queue (12-62 % with 250 packets behind 868 on the wire,
-    where the link idles); the simulator's queue sits 5-14 % below ns-3's on
-    the 10 ms reference.
+    records every row).  Against :mod:`tcpmodels.sim` (NewReno with SACK
+    and ns-3 3.44's PRR, drop-tail's phase effect, which lets one flow
+    escape in most runs; 16 runs: 100-200 ms links, 10 and 20 Mbit/s,
+    buffers of 250-1000 packets, 20-200 flows) P3 without limits is -32 %
+    to +15 % on loss, where Eq. 5.6 is -1 % to +708 %, and -2 % to +10 %
+    off the simulator's queue (+17 % to +29 % with 250 packets behind 868
+    on the wire, where the link idles); the simulator's queue sits 0-7 %
+    below ns-3's on the 10 ms reference.
 
     Its known gap is the losses per event on long links: 14-32 % under an
     ns-3 replica of the reference with the limits (18-36 % without) on

@@ -421,14 +421,16 @@ def _model_line(s):
 
 
 def _escaping_line(s):
-    """Drop-tail P3's escaping flow at the scenario's limits, beside a simulator that has none."""
+    """Drop-tail P3's escaping flow at the scenario's limits, beside the simulator's (phase effect) or none."""
     escaper = getattr(s.prediction, "escaping_window", 0.0)
     if not escaper:
         return []
+    simulated = ("the simulator's drop-tail can let one escape too, by its phase in the packet service time (Floyd & "
+                 "Jacobson 1992's phase effect): compare the Jain indices above" if s.scenario.queue.phase_effect else
+                 "the simulator has no such flow with phase_effect off (its Jain index is its own spread)")
     return [f"  lock-out: P3 predicts one flow escapes the overflows at the senders' limits "
             f"({calculator.limits_words(s.scenario)}) holding {escaper:.0f} packets (the average window above is the "
-            "others'); the simulator has no such flow (its Jain index is its own spread, without lock-out; ns-3's is "
-            "0.38-0.52 on the 10 ms drop-tail reference, 20-200 flows)."]
+            f"others'); {simulated}; ns-3's Jain index is 0.38-0.52 on the 10 ms drop-tail reference, 20-200 flows."]
 
 
 def plot(simulation, path):

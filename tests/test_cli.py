@@ -185,7 +185,7 @@ def test_simulate_prints_summary_json_and_plot(capsys, scenario, tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     status, out, err = run(capsys, ["simulate", str(scenario), "--json"])
     data = json.loads(out)
-    assert status == 0 and data["scenario"]["queue"] == {"type": "DropTail", "buffer": 100}
+    assert status == 0 and data["scenario"]["queue"] == {"type": "DropTail", "buffer": 100, "phase_effect": True}
     assert 0 <= data["result"]["loss_rate"] < 1 and len(data["result"]["goodput"]) == 10
 
 
@@ -456,6 +456,10 @@ def test_simulate_drop_tail_says_where_one_flow_escapes(capsys, scenario):
     assert f"{e.jain_index:.3f}" in out.split("Jain index", 1)[1].splitlines()[0]
     assert "lock-out: P3 predicts one flow escapes the overflows at the senders' limits (window 113 packets, " \
            "access links 10mbit) holding 113 packets" in out
+    assert "the simulator's drop-tail can let one escape too" in out  # its phase effect, on by default
+    scenario.write_text(SCENARIO + "phase_effect = false\n")
+    status, out, err = run(capsys, ["simulate", str(scenario)])
+    assert status == 0 and "the simulator has no such flow with phase_effect off" in out
 
 
 def test_example_shows_the_senders_limits_beside_no_limits(capsys):

@@ -134,11 +134,13 @@ def _eq(n_flows, policy):
 
 @pytest.mark.parametrize("n_flows", DT_FLOWS)
 def test_droptail_loss_within_factor_2_of_eq_5_6(overflow_runs, n_flows):
-    # Measured sim / Eq. 5.6: 1.50, 1.20, 0.87, 0.74, 0.65 (overflow drops
+    # Measured sim / Eq. 5.6: 1.66, 1.20, 0.91, 0.75, 0.67 (overflow drops
     # several packets per event, pushing few flows above the formula; at large
     # N time-outs pull it below, as the thesis says).  "We expect the router's
-    # queue to be mostly full" (section 5.2, Fig. 5.5): measured 383-423 of
-    # 500 packets; asserted above three quarters of the buffer.
+    # queue to be mostly full" (section 5.2, Fig. 5.5): measured 413-433 of
+    # 500 packets; asserted above three quarters of the buffer.  (Before
+    # drop-tail's phase effect, a6da10c: 1.50, 1.20, 0.87, 0.74, 0.65; queue
+    # 383-423.)
     r = overflow_runs["DropTail", n_flows]
     assert 0.5 <= r.loss_rate / _eq(n_flows, "droptail") <= 2.0
     assert r.utilization > 0.99 and r.queue > 0.75 * 500
@@ -149,12 +151,20 @@ def test_random_drop_loses_less_than_droptail_and_follows_eq_5_7(overflow_runs, 
     # Eq. 5.7 vs 5.6 and Fig. 5.7: dropping from the middle of the queue tells
     # flows half a window earlier, so the loss is lower and (Fig. 5.5) the
     # queue longer.  Measured sim / Eq. 5.7: 1.21, 0.97, 0.80, 0.71, 0.70;
-    # random drop / drop-tail loss 0.75-0.87.  And Fig. 5.6: drop-tail, which
-    # concentrates each loss episode on a few flows, spends more time in
-    # time-out (measured 0.04-0.17 against random drop's 0.03-0.12).
+    # random drop / drop-tail loss 0.70-0.84 (0.75-0.87 before drop-tail's
+    # phase effect, a6da10c).  And Fig. 5.6: drop-tail, which concentrates
+    # each loss episode on a few flows, spends more time in time-out (measured
+    # 0.05-0.21 against random drop's 0.03-0.12; before, 0.04-0.17).
+    # Queues, random drop against drop-tail: 412/414, 420/415, 438/416,
+    # 452/433, 452/425 at 20 ... 150 flows.  At 20 flows they tie: the phase
+    # effect lets one drop-tail flow escape to its 64 KB window, which keeps
+    # its queue ~25 packets higher: over seeds 0-4 (0 is this test's)
+    # drop-tail 407-414 with Jain index 0.47-0.48, random drop 407-413
+    # (without the phase effect drop-tail 383-394, Jain 0.95-0.98).  There
+    # the relation is held to a tie within 1 %, not asserted strictly.
     rd, dt = overflow_runs["RandomDrop", n_flows], overflow_runs["DropTail", n_flows]
     assert rd.loss_rate < dt.loss_rate
-    assert rd.queue > dt.queue
+    assert rd.queue > (0.99 if n_flows == 20 else 1.0) * dt.queue
     assert rd.timeout_fraction < dt.timeout_fraction
     assert 0.5 <= rd.loss_rate / _eq(n_flows, "random-drop") <= 2.0
 
@@ -245,17 +255,17 @@ def ns3_runs():
 # once every packet above a hole and the one that fills it (RFC 5681 4.2;
 # AckRing.lost, tests/test_sim_ackgap.py), a window's later holes found
 # lost one after another as the duplicate ACKs pass them (RFC 6675 IsLost)
-# and a receiver that got nothing of a step holding its ACK (AckRing.first_lost):
+# and a receiver that got nothing of a step holding its ACK (AckRing.first_lost),
+# and drop-tail's phase effect (DropTail.phase_effect, tests/test_sim_phase.py):
 #   RED 500/0.02, N = 10 ... 300:  +5/+4 x0.61, +5/+4 x1.07, +2/+5 x0.84,
 #     +3/+4 x0.94, +5/+5 x1.15, -1/+1 [x0.97], +4/-0 [x1.14], +0/-1 [x0.94]
 #   RED N = 100, max_p 0.005, 0.01, 0.04, 0.08:  +5/-0 x1.09, +0/-0 x0.95,
 #     +5/+6 [x1.06], +5/+7 [x1.07]
 #   RED N = 100, max_th 100, 250, 1000, 2000:  +1/-1 [x1.01], +15/+1 [x1.34],
 #     +0/+0 x1.12, -0/-0 x0.81
-#   drop-tail 500, N = 5 ... 200:  +36/-8, -21/-7 x0.00, -2/-6 x0.75, -4/-6 x1.99,
-#     -8/-5 x1.19, -6/-5 x0.98, -2/-7 x0.76, -1/-4 [x0.52], -4/-1 [x0.63]
-#     (loss at 5 and 10 flows is below 0.1 %: 7e-5 and 5e-4, outside the goal;
-#     at 10 flows no time-out in the run)
+#   drop-tail 500, N = 5 ... 200:  +26/-7, -8/-4 x0.75, +7/-2 x1.00, +6/-4 x3.75,
+#     -3/-4 x1.41, +4/-4 x1.20, +6/-5 x1.18, +3/-1 [x0.88], +0/-0 [x0.96]
+#     (loss at 5 and 10 flows is below 0.1 %: 6e-5 and 6e-4, outside the goal)
 #   gentle RED 250/0.1, N = 50, 150, 300:  +1/+3 [x1.04], -0/+5 [x0.95], -3/+5 [x0.91]
 #   RED 500/0.02 with ECN, N = 20, 70, 150, 300:  +12/+12, +9/+11, +5/+2 x3.19,
 #     -0/-2 [x0.87]  (ECN's reductions are immediate halvings: ns-3 3.44
@@ -266,17 +276,26 @@ def ns3_runs():
 #     -5/-3 [x0.85], -10/-0 [x0.80], -8/-0 [x0.84]
 #   max_p:  -5/+0 x0.97, -2/-3 x0.91, +0/+1 [x0.99], -1/+0 [x0.98];  max_th:  -5/+0
 #     [x0.94], +2/+0 [x1.06], -2/-3 x1.07, -3/-3 x0.64
-#   drop-tail:  +10/-5, -24/-6 x0.00, -13/-4 x0.25, -18/-4 x0.92, -19/-2 x0.66,
-#     -18/-3 x0.46, -17/-3 x0.54, -18/-3 [x0.29], -17/-1 [x0.37]
+#   drop-tail:  +21/-6, -16/-3 x0.25, -3/-1 x0.75, -6/-1 x1.53, -15/-2 x0.83,
+#     -12/-1 x0.76, -16/-1 x0.66, -10/-2 [x0.61], -14/-0 [x0.75]
 #   gentle:  -4/-2 [x0.99], -7/-2 [x0.90], -9/-2 [x0.90];  ECN:  +12/+12,
 #     +9/+11, +6/+2 x2.83, -2/-2 [x0.86]
 # i.e. with ns-3 3.44's PRR every row that loses more than 0.1 % is within
-# 20 % on loss (-8 ... +15 %; RED with max_th 250 at +15 % the nearest the
-# edge), within -8 ... +12 % on the queue, and its time-outs x0.52-1.34 on
-# the goal's rows (drop-tail at 150 flows x0.52, the nearest to the factor
-# 2); the default's drop-tail loss sits 13-19 % low from 20 flows up (within
-# the goal) and its time-outs x0.29 and x0.37 at 150 and 200 flows (outside
-# the factor 2: the default is not held to this file's bounds).
+# 20 % on loss (-3 ... +15 %; RED with max_th 250 at +15 % the nearest the
+# edge; drop-tail -3 ... +7 %), within -7 ... +12 % on the queue (drop-tail
+# -7 ... -0), and its time-outs x0.87-1.34 on the goal's rows (drop-tail at
+# 150 and 200 flows x0.88 and x0.96); the default's drop-tail loss sits
+# 3-16 % low from 20 flows up (within the goal) and its time-outs x0.61 and
+# x0.75 at 150 and 200 flows (the default is not held to this file's bounds,
+# but meets them here).
+# Before drop-tail's phase effect (a6da10c: the overflow fell on the trains
+# that meet the full buffer without regard to their phase in the packet
+# service time, as DropTail(phase_effect=False) still does; the same batch):
+# with ns-3 3.44's PRR drop-tail +36/-8, -21/-7 x0.00, -2/-6 x0.75, -4/-6
+# x1.99, -8/-5 x1.19, -6/-5 x0.98, -2/-7 x0.76, -1/-4 [x0.52], -4/-1 [x0.63]
+# at 5 ... 200 flows; RFC 6937's PRR +10/-5, -24/-6 x0.00, -13/-4 x0.25,
+# -18/-4 x0.92, -19/-2 x0.66, -18/-3 x0.46, -17/-3 x0.54, -18/-3 [x0.29],
+# -17/-1 [x0.37]; RED, gentle and ECN rows bit for bit as now.
 # Before the receiver that got nothing held its ACK (8da7df5:
 # every flow that lost its step's only packet sent its held ACK at the drop;
 # the same batch): with ns-3 3.44's PRR drop-tail -14, +1, -0, -8, -6, +2, +5,
@@ -302,18 +321,35 @@ def ns3_runs():
 # back the duplicate ACK, and with it the packet SACK lets out, for up to its
 # 200 ms timer; ACKing those at once (RFC 5681 4.2, as ns-3's TcpSocketBase
 # and ns-2's DelAckSink do) and finding the later holes as the duplicate ACKs
-# pass them, as ns-3's scoreboard does, give recoveries of 0.26-0.33 s,
+# pass them, as ns-3's scoreboard does, gave recoveries of 0.26-0.33 s,
 # 1.50-1.59 drops per event on drop-tail, 5-15 % of the drops on flows in
 # recovery (ns-3 6-13 %) and loss -6 ... -10 % against the 3.44 replica on
 # drop-tail at 100-200 flows (-14 % at 40), -2.1 % and -2.7 % on RED 0.005 at
-# 100 flows and 0.02 at 150, time-outs x0.54-1.15 of the replica's (the
-# final code: a receiver that got nothing of a step holds its ACK; 8da7df5,
-# which sent it at the drop, read 1.56-1.67 drops per event, -1 ... -6 % and
-# -12 % on drop-tail, x0.64-1.06).  With RFC 6937's PRR the simulator still
-# loses 16-19 % less than the matching replica variant on drop-tail at 40-200
-# flows and times out x0.32-0.57 as often: it lets fewer packets out in
-# those longer recoveries (0.7-5.0 % of the drops fall on flows in recovery,
-# ns-3 1.7-10.8 %), not resolved here.
+# 100 flows and 0.02 at 150, time-outs x0.54-1.15 of the replica's (a6da10c:
+# a receiver that got nothing of a step holds its ACK; 8da7df5, which sent
+# it at the drop, read 1.56-1.67 drops per event, -1 ... -6 % and -12 % on
+# drop-tail, x0.64-1.06); with RFC 6937's PRR it lost 16-19 % less than the
+# matching replica variant on drop-tail at 40-200 flows and timed out
+# x0.32-0.57 as often.  What remained on drop-tail was its phase effect
+# (Floyd & Jacobson 1992): ns-3's per-flow loss follows each flow's round
+# trip modulo the packet service time (a sinusoid in that phase explains 40 %
+# of its variance at 150 flows; per-flow loss spreads 3x as wide as binomial
+# noise, the same flows losing in both halves of a run, and one flow per run
+# escapes to its access rate), where the simulator's overflow fell on its
+# flows alike (helper mechb's traces, issue 12).  With the phase effect
+# (the final code, 100 s, seeds 1-2 against the replica's 3 seeds): with
+# 3.44's PRR loss -7, -2, -7, -2 % at 40, 100, 150, 200 flows (before: -14,
+# -10, -10, -6 %), time-outs x1.17, x0.97, x0.99, x1.09 (x0.54-0.76),
+# recoveries 0.29-0.33 s, 1.51-1.68 drops per event, 4-18 % of the drops on
+# flows in recovery; RFC 6937's PRR -7, -20, -12, -13 % (-16, -19, -18,
+# -16 %), time-outs x0.57, x0.75, x0.65, x0.88 (x0.32-0.57), 0.7-8.5 % of the
+# drops on flows in recovery (ns-3 1.7-10.8 %); RED at 150 flows bit for bit
+# as before (-2.7 % and -4.6 %).  At 150 flows (seed 1, RFC 6937's PRR) the
+# escaping flow takes 10.0 % of the goodput (ns-3 9-12 %), Jain index 0.42
+# (0.44-0.48), per-flow loss q10/50/90 0.021/0.046/0.067 (ns-3
+# 0.023/0.056/0.077), correlation of the halves 0.64 (0.65).  Drops still
+# come in episodes twice as clustered as ns-3's (arrivals' index of
+# dispersion over 240 ms 1.7, ns-3 0.6, 2.4 before): not resolved here.
 #
 # Before (fd5b793: RFC 6937's PRR, fast retransmit one round trip after the
 # drop with every duplicate ACK at once): RED 500/0.02 +4 ... -9, max_p 0.005
@@ -348,15 +384,15 @@ def ns3_runs():
 #   8 %, loss 1 %); ns-3 3.44's PRR, which lets more out early in recovery,
 #   closes most of that.
 # (Drop-tail at 200 flows sat at the goal's edge before, -21 %, with a bound
-# of 25 %; now -4 %, and every row has the goal's 20 %.)
-# Not simulated either: drop-tail's lock-out.  The reference's Jain index of
-# goodput on the drop-tail rows is 0.523/0.384/0.521/0.425 at 20/40/100/200
-# flows, the simulator's 0.978/0.989/0.994/0.995 (seed 1): in every run of an
-# ns-3 replica one flow loses next to nothing and sends 8-25 % of the packets,
-# at its 64 KB window or, from 100 flows, at its 1 Mbit/s access link (a tenth
-# of the bottleneck; tcpmodels.droptail's P3 step 5).  ns-3's loss among the
-# other flows is then about the row's over 0.9: at 150 flows 0.046 against the
-# simulator's 0.041 (an estimate from the replica's share, not a simulation).
+# of 25 %; -4 % at a6da10c, +0 % now, and every row has the goal's 20 %.)
+# Drop-tail's lock-out, simulated by the phase effect: the reference's Jain
+# index of goodput on the drop-tail rows is 0.523/0.384/0.521/0.425 at
+# 20/40/100/200 flows, the simulator's 0.552/0.351/0.526/0.345 (seed 1, this
+# batch; 0.978/0.989/0.994/0.995 before the phase effect, a6da10c): in every
+# run of an ns-3 replica one flow loses next to nothing and sends 8-25 % of
+# the packets, at its 64 KB window or, from 100 flows, at its 1 Mbit/s access
+# link (a tenth of the bottleneck; tcpmodels.droptail's P3 step 5), and so
+# does one flow of the simulator's.
 #
 # Halving the step (4 ms to 2 ms on every row) with ns-3 3.44's PRR, the
 # receivers' immediate ACK of out-of-order data, the holes found one after
@@ -364,12 +400,15 @@ def ns3_runs():
 # 1-2 at each, change of loss / queue (%): every RED, gentle and ECN row
 # within 5.8 % on loss (RED with max_p 0.005 at 100 flows +5.8 %, seeds +5.7
 # and +5.9; RED 500/0.02 at 200 flows +4.2 %; the rest within 3.4 %), 3.4 %
-# on queue (gentle 150); drop-tail 10 ... 200 flows +14.1, +3.9, -0.1, +0.9, -0.7,
-# +2.3, +3.4, +6.0 % on loss (10 flows, below 0.1 % loss: seeds +14.4 and
-# +13.8; 200 flows: +6.2 and +5.8), queue within 1.6 %; 5 flows +8.9 % (seeds
-# +15.4 and +3.3 %: a few dozen drops a run).  Issue 12's 5 % is missed on
-# drop-tail at 5, 10 (both below 0.1 % loss) and 200 flows and on RED with
-# max_p 0.005.  (8da7df5, before the held ACK stayed held: RED, gentle and
+# on queue (gentle 150); with drop-tail's phase effect, drop-tail 10 ... 200
+# flows +2.9, -0.7, +0.6, +6.7, -0.7, +1.0, +5.2, +7.6 % on loss (60 flows:
+# seeds +7.0 and +6.4; 150: +5.2 and +5.2; 200: +8.5 and +6.7), queue within
+# 2.2 %; 5 flows +22.5 % (seeds +4.2 and +40 %: a few dozen drops a run).
+# Issue 12's 5 % is missed on drop-tail at 5 flows (below 0.1 % loss), 60,
+# 150 and 200 flows and on RED with max_p 0.005.  (a6da10c, before the phase
+# effect: drop-tail +14.1, +3.9, -0.1, +0.9, -0.7, +2.3, +3.4, +6.0 %, 10
+# flows below 0.1 % loss; queue within 1.6 %; 5 flows +8.9 %.)
+# (8da7df5, before the held ACK stayed held: RED, gentle and
 # ECN within 3.6 %, 3.4 % on queue; drop-tail -4.2, -3.0, -0.6, -0.3, -1.0,
 # +0.1, +3.6, +4.7 %, queue within 2.6 %; 5 flows +3.6 %.)  Before them
 # (6557087, the
@@ -412,8 +451,9 @@ def ns3_runs():
 @pytest.mark.parametrize("key", sorted(ROWS))
 def test_loss_and_queue_match_packet_level_reference(ns3_runs, key):
     # Issue 12's goals: loss within 20 % wherever it exceeds 0.1 % (below,
-    # drop-tail at 5 flows: 5e-5, a handful of drops), the average queue
-    # within 15 % (measured -8 ... +12 %); the link is busy throughout, as in ns-3.
+    # drop-tail at 5 flows: 6e-5, a handful of drops), the average queue
+    # within 15 % (measured -7 ... +12 %; -8 ... +12 % before drop-tail's
+    # phase effect); the link is busy throughout, as in ns-3.
     r, ref = ns3_runs[key], ROWS[key][1]
     if ref["drop_rate"] > 1e-3:
         assert r.loss_rate == pytest.approx(ref["drop_rate"], rel=0.2)
@@ -425,13 +465,14 @@ def test_loss_and_queue_match_packet_level_reference(ns3_runs, key):
 def test_timeouts_within_factor_2_of_reference(ns3_runs, key):
     # Issue 12's goal where the reference times out more than once per
     # thousand packets (below that a run holds a few dozen time-outs: the
-    # light rows read x0.61-1.99, ECN at 150 flows x3.19, and drop-tail at 10
-    # flows has no time-out in the run).
-    # Measured x0.52-1.34 (drop-tail at 150 flows x0.52, at the bound's edge:
-    # 100 s runs at seeds 1 and 2 read x0.49 and x0.50; x0.56 before a
-    # receiver that got nothing of a step held its ACK; RED with max_th 250
-    # x1.34; the default sender, RFC 6937's PRR, x0.29-1.06, where this bound
-    # would fail on drop-tail at 150 and 200 flows, x0.29 and x0.37).
+    # light rows read x0.61-3.75: drop-tail at 40 flows x3.75, ECN at 150
+    # flows x3.19).
+    # Measured x0.87-1.34 (drop-tail at 150 and 200 flows x0.88 and x0.96;
+    # RED with max_th 250 x1.34; the default sender, RFC 6937's PRR,
+    # x0.61-1.06).  Before drop-tail's phase effect (a6da10c) drop-tail at 150
+    # flows sat at the bound's edge, x0.52 (100 s runs at seeds 1 and 2: x0.49
+    # and x0.50), and RFC 6937's PRR would have failed it there and at 200
+    # flows (x0.29 and x0.37).  The bound is the issue's goal, kept.
     ratio = ns3_runs[key].timeouts_per_packet / ROWS[key][1]["timeouts_per_packet"]
     assert 0.5 <= ratio <= 2.0
 
@@ -441,13 +482,14 @@ def test_windows_match_reference(ns3_runs):
     # of ns-3's on the RED, gentle and ECN rows (measured -6 ... +5 %; RFC
     # 6937's PRR -7 ... +5 %; RFC 6675 recovery, before the duplicate ACKs
     # were counted as they come, -9 ... +5 %: PRR's window in recovery is, as
-    # ns-3 traces it, the pipe plus what may leave), and 3-12 % low on
-    # drop-tail (bound 25 %; 3-13 % at 8da7df5; 1-10 % at 6557087, before the
-    # receivers ACKed out-of-order data at once; 5-14 % before the duplicate
-    # ACKs were counted as they come, with the queue lower).
+    # ns-3 traces it, the pipe plus what may leave), and -7 ... +6 % on
+    # drop-tail (RFC 6937's PRR -6 ... +5 %), whose bound was 25 % while its
+    # windows sat 3-12 % low (a6da10c, before drop-tail's phase effect: the
+    # escaping flow's large window was missing; 3-13 % at 8da7df5; 1-10 % at
+    # 6557087; 5-14 % before the duplicate ACKs were counted as they come):
+    # now held to the same 10 %.
     for key, r in ns3_runs.items():
-        tolerance = 0.25 if key.startswith("droptail") else 0.1
-        assert r.window == pytest.approx(ROWS[key][1]["avg_cwnd"], rel=tolerance), key
+        assert r.window == pytest.approx(ROWS[key][1]["avg_cwnd"], rel=0.1), key
 
 
 # ---------------------------------------------------------------- issue 12: the step and the queue's motion
@@ -526,14 +568,16 @@ def test_few_flows_see_the_buffer_fill_and_drain(step_study):
     # (-6 %); with the receivers' immediate ACK of out-of-order data, the
     # holes found one after another and a receiver that got nothing of a step
     # holding its ACK, 0.000345 (+8 %) and 276 (-14 %), RFC 6937's 0.000297
-    # (-7 %) and 309 (-4 %) (8da7df5: 0.000343, 279; 0.000295, 315).  Bounds:
-    # 20 % on loss (the goal), 25 % on the queue (the goal's 15 % and a seed's spread
-    # of 4 %, as the 4 seeds here may sit 5 % from the 16).
+    # (-7 %) and 309 (-4 %) (8da7df5: 0.000343, 279; 0.000295, 315); with
+    # drop-tail's phase effect (the final code) 0.000333 (+4 %) and 296 (-8 %),
+    # RFC 6937's 0.000294 (-8 %) and 325 (+1 %).  Bounds: 20 % on loss and
+    # 15 % on the queue, the goal's (the queue's was 25 % while it sat at -14 %,
+    # the goal's 15 % and a seed's spread of 4 %; now -8 %).
     runs = step_study["few flows"][0]
     r = runs[0]
     assert r.time_step == pytest.approx(434 / units.capacity(20e6, 576) / 4)  # a quarter of the buffer's drain
     assert _mean(runs, "loss_rate") == pytest.approx(0.00032, rel=0.2)
-    assert _mean(runs, "queue") == pytest.approx(322, rel=0.25)
+    assert _mean(runs, "queue") == pytest.approx(322, rel=0.15)
     assert _mean(runs, "utilization") > 0.99
 
 
@@ -543,9 +587,11 @@ def test_halving_the_step_moves_loss_and_queue_less_than_5_percent(step_study, k
     # out-of-order data, the holes found one after another and a receiver that
     # got nothing of a step holding its ACK (4 seeds, half step against
     # default, loss / queue): ns-3 3.44's PRR (the test's sender) few flows
-    # +0.4 / -3.0 %, V1 +6.5 / -4.0, V2 +8.6 / -4.2, V3 -0.9 / -2.9, V4 -0.4 /
-    # -2.5, motion 10 Mbit/s +1.3 / -1.4; RFC 6937's PRR (the default) +5.4 /
-    # -2.4, +0.3 / -3.2, +1.4 / +0.7, -2.5 / +0.3, +0.1 / -0.7, -0.3 / -1.4.
+    # +3.6 / -2.2 % (with drop-tail's phase effect; +0.4 / -3.0 before it,
+    # a6da10c), V1 +6.5 / -4.0, V2 +8.6 / -4.2, V3 -0.9 / -2.9, V4 -0.4 /
+    # -2.5, motion 10 Mbit/s +1.3 / -1.4; RFC 6937's PRR (the default) +6.0 /
+    # -2.0 (+5.4 / -2.4 before), +0.3 / -3.2, +1.4 / +0.7, -2.5 / +0.3, +0.1 /
+    # -0.7, -0.3 / -1.4.
     # ns-3 3.44's PRR, which lets one packet out per ACK early in recovery,
     # moves V1 and V2 (30 flows, 50 Mbit/s, ~100 ms) beyond the goal's 5 % on
     # loss.  Over 8 seeds at the default step, half and a quarter: V1 loss

@@ -26,7 +26,7 @@ scenario), each site's Generator from its own ``spawn_key``.
 import numpy as np
 
 __all__ = ["Draws", "ACK", "LINK", "MATCH", "COUNTER", "START", "LEAD", "RETX", "DROP", "MARK", "EVICT",
-           "CHOSEN", "SPACED", "LATER", "HOLD", "SYN", "SIZE", "TEST", "MARK_DROP"]
+           "CHOSEN", "SPACED", "LATER", "HOLD", "SYN", "SIZE", "TEST", "MARK_DROP", "PHASE"]
 
 # Draw sites.  Generator streams: ACK-ring rounding, link loss, CHOKe's matches,
 # FPQ's counters, initial RTTs and starts, CHOKe/RED-I's periodic tests.
@@ -40,6 +40,7 @@ ACK, LINK, MATCH, COUNTER, START = range(5)
 LEAD, RETX, DROP, MARK, EVICT, CHOSEN, SPACED, LATER, HOLD, SYN, SIZE = range(5, 16)
 TEST = 16
 MARK_DROP = 17  # Generator: RED-I's marks that become drops (Kamra et al.'s Bernoulli losses)
+PHASE = 18  # Generator: where the packet service time starts against the flows' round trips (drops.slot_weights)
 
 _MASK = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15  # splitmix64's Weyl increment (2^64 / golden ratio, odd)

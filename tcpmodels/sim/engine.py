@@ -182,6 +182,12 @@ class _Engine:
         self.meter = Meter(scenarios, self.serve, dt, self.steps, self.measure_from, check, self.queue)
         self.step = step = Step()
         step.dt, step.serve, step.limit, step.n, step.draws = dt, self.serve, self.limit, n, draws
+        # Each flow's ACK clock brings its packets a fixed time after a departure:
+        # its propagation round trip plus the serialization of the packet and its
+        # ACK on each link, a part the scenario does not hold and that shifts every
+        # flow alike: one uniform draw per run (drops.slot_weights).
+        shift = col([g.random() for g in draws.generators(site.PHASE)])
+        step.phase = np.mod(prop * col(self.capacity) + shift, 1.0)
         step.mark, step.remove, step.lost_queued = self._mark, self._remove, self.sender.on_queued_loss
 
     def run(self):

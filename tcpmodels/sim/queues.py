@@ -19,7 +19,7 @@ import numpy as np
 from .. import fpq, red, units
 from . import draws as site
 from . import scenario as spec
-from .drops import overflow_weights, spread
+from .drops import overflow_weights, slot_weights, spread
 
 __all__ = ["make_queue", "Step"]
 
@@ -35,8 +35,11 @@ class Step:
     brings [packets] and ``link`` those it lost on its link (or None);
     ``A`` the arrivals of each scenario, ``link_total`` its link losses,
     ``q`` its queue [packets], ``serve`` its service per step, ``limit`` its
-    hard limit; ``sending`` the flows with arrivals (sorted), ``owner``
-    their scenarios (None for one); ``n`` flows per scenario; ``draws`` the scenarios' random streams.
+    hard limit; ``phase`` where each flow's ACK clock puts its arrivals in
+    the packet service time, as a fraction of it (its propagation round trip
+    modulo the service time, shifted per run); ``sending`` the flows with
+    arrivals (sorted), ``owner`` their scenarios (None for one); ``n`` flows
+    per scenario; ``draws`` the scenarios' random streams.
     ``mark(flows, marks, counts)`` delivers ECN marks (per scenario, per flow), ``remove(i, frac)`` takes a
     queued packet's ACK out of the ring (the slot, or None),
     ``lost_queued(i, slot, arriving, behind)`` tells the flow (slot None: a
@@ -98,6 +101,11 @@ class _DropTail(_FIFO):
     on each other, lose the overflow.  A uniform spread over the step's
     packets instead would treat every packet as arriving at a full buffer
     alike and hand one drop each to more flows than a full FIFO does.
+    Among the packets that reach the full buffer, those arriving later in
+    the packet service time lose the place the departure freed: each flow's
+    ACK clock puts its packets at a fixed phase of it (``step.phase``, see
+    ``drops.slot_weights``), so the same flows lose, round trip after round
+    trip, as in a packet-level simulation (off with ``DropTail(phase_effect=False)``).
     """
 
     # Where the trains start: draw OFFSET + i of the drop site, i the flow's place in its scenario.
@@ -112,19 +120,28 @@ class _DropTail(_FIFO):
         rate = [units.capacity(s.flow_access_rate, s.packet_size) if math.isfinite(s.flow_access_rate) else 1e-250
                 for s in scenarios]
         self.access = np.repeat([r * s.step for r, s in zip(rate, scenarios, strict=True)], scenarios[0].n_flows)
+        # The phase step between a train's packets: the access link's serialization time over the bottleneck's.
+        self.phase_effect = scenarios[0].queue.phase_effect  # one value per batch (DropTail.batch_key)
+        self.slip = np.repeat([math.fmod(s.capacity / r, 1.0) if math.isfinite(s.flow_access_rate) else 0.0
+                               for r, s in zip(rate, scenarios, strict=True)], scenarios[0].n_flows)
 
     def victims(self, D, over, step, extra):
         if not over.any():
             return step.spread(step.arr, D, step.link)
         j = step.sending
         arrived = step.arr[j] if step.link is None else step.arr[j] - step.link[j]
-        if (arrived >= self.access[j]).all():
-            # Every train fills the step: the weights are equal, the choice the uniform one.
-            return step.spread(step.arr, D, step.link)
-        at = j + self.OFFSET if step.owner is None else j % step.n + self.OFFSET
-        u = step.draws.uniform(site.DROP, at, step.owner)
-        weight = overflow_weights(arrived, j, step.owner, self.size, step.q, step.serve, step.limit,
-                                  self.access[j], u)
+        weight = None
+        if self.phase_effect:
+            serve = step.serve[0] if step.owner is None else step.serve[step.owner]
+            weight = slot_weights(step.phase[j], self.slip[j], arrived, serve, step.owner)
+        if not (arrived >= self.access[j]).all():
+            # (Where every train fills the step, the trains' weights are equal.)
+            at = j + self.OFFSET if step.owner is None else j % step.n + self.OFFSET
+            u = step.draws.uniform(site.DROP, at, step.owner)
+            trains = overflow_weights(arrived, j, step.owner, self.size, step.q, step.serve, step.limit,
+                                      self.access[j], u)
+            weight = trains if weight is None else weight * trains
+        # (No weight at all: the uniform spread.)
         return step.spread(step.arr, D, step.link, weight=weight)
 
 

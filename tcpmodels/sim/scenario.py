@@ -77,17 +77,33 @@ class DropTail(Result):
     ----------
     buffer : int
         Buffer size [packets], at least 1.  Default 217, Morris (1999) Fig. 3.2.
+    phase_effect : bool
+        Let the overflow fall by each flow's phase in the packet service time
+        (default): a full FIFO with a deterministic server frees one place per
+        service time, and ACK-clocked flows arrive at a fixed phase of it, so
+        the same flows lose round trip after round trip and one flow may
+        escape to its access rate (Floyd & Jacobson 1992, "On traffic phase
+        effects in packet-switched gateways"; ns-2/ns-3 dumbbells show it).
+        Switch it off (False) for a bottleneck whose service or arrivals
+        jitter, as real routers and hosts do, which removes the effect: the
+        overflow then falls on the trains without regard to phase.
 
     Examples
     --------
     >>> DropTail(buffer=500).buffer
     500
+    >>> DropTail(phase_effect="no")
+    Traceback (most recent call last):
+    ...
+    ValueError: phase_effect must be True or False, got 'no'
     """
 
     buffer: int = 217
+    phase_effect: bool = True
 
     def __post_init__(self):
         _set(self, "buffer", _whole("buffer", self.buffer, minimum=1))
+        _set(self, "phase_effect", _flag("phase_effect", self.phase_effect))
 
     @property
     def limit(self):
@@ -96,7 +112,7 @@ class DropTail(Result):
 
     def batch_key(self):
         """What two scenarios' queues must share to run in one batch (the engine's code path)."""
-        return (type(self),)
+        return (type(self), self.phase_effect)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,6 +131,9 @@ class RandomDrop(DropTail):
     >>> RandomDrop(buffer=500).limit
     500
     """
+
+    # The overflow removes queued packets at random: no arrival's phase decides.
+    phase_effect: bool = dataclasses.field(default=False, init=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -719,7 +738,7 @@ def _inherit_parameters(cls, base, skip=()):
     cls.__doc__ = cls.__doc__.replace("{inherited}", "\n".join(entries))
 
 
-_inherit_parameters(RandomDrop, DropTail)
+_inherit_parameters(RandomDrop, DropTail, skip=("phase_effect",))
 _inherit_parameters(REDI, RED, skip=("weight",))
 _inherit_parameters(CHOKe, RED)
 _inherit_parameters(Tahoe, _Sender)
