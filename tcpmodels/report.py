@@ -5,7 +5,7 @@ text.  Numbers are formatted here and nowhere else; they are computed in
 :mod:`tcpmodels.calculator`.
 """
 
-from . import calculator
+from . import calculator, droptail
 
 __all__ = ["text_red", "text_fpq", "text_droptail", "text_example", "text_hstcp", "text_simulate", "text_check",
            "plot"]
@@ -316,7 +316,7 @@ def text_example(e):
         "Next:",
         f"  tcpmodels red {link} --flows {r.n_flows} --loss {r.target_loss:g}",
         f"  tcpmodels fpq {link} --max-flows {4 * r.n_flows}",
-        f"  tcpmodels droptail {link} --flows {r.n_flows} --buffer {bdp.buffer:.0f}{_limit_options(d)}",
+        f"  tcpmodels droptail {link} --flows {r.n_flows} --buffer {bdp.buffer:.0f}{_limits_as_options(d)}",
         "  tcpmodels simulate example:standard_red      (tcpmodels example --list: the shipped scenarios)",
         "  tcpmodels --help",
     ]
@@ -335,7 +335,7 @@ def _example_limits(d, plain):
             f"({free.status})."]
 
 
-def _limit_options(d):
+def _limits_as_options(d):
     """The command-line options that give `d`'s senders' limits, as the user would type them."""
     return ((f" --max-window {d.max_window:g}p" if d.max_window is not None else "")
             + (f" --access-rate {calculator.tc_rate(d.access_rate)}" if d.access_rate is not None else ""))
@@ -414,7 +414,8 @@ def _model_line(s):
         return [f"  no prediction: {s.no_prediction}."]
     if s.model != "P3 (random-drop)":
         return []
-    return [f"  random drop: P3 with Eq. 5.7's 1.5 packets held and without the senders' limits "
+    held = droptail.POLICIES["random-drop"]
+    return [f"  random drop: P3 with Eq. 5.7's {held:g} packets held and without the senders' limits "
             f"({calculator.limits_words(s.scenario)}), which stay above the flows' peak window "
             f"({calculator.PEAK_WINDOW:.3g} x the average above): random drop takes its drops from the queued packets, "
             "so no flow escapes the overflows at its limit (RFC 2309); no packet-level reference checks this model."]
