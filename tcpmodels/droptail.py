@@ -175,7 +175,7 @@ class Equilibrium(tcp.OperatingPoint):
         reference's limits, it is within 0.07 at 20-200 flows
         (``tests/test_droptail.py``).
     model : str
-        ``"P1"``, ``"P2"`` or ``"P3"``.
+        ``"P1"``, ``"P2"``, ``"P3"`` or ``"P3-poisson"``.
     escaping_share : float or ndarray
         Fraction of all the flows' packets the escaping flow sends,
         ``escaping_window / (queue + capacity rtt)`` [-] (each flow sends the
