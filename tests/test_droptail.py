@@ -310,6 +310,16 @@ def test_p3_escaping_flow_parts():
         assert (limited.escaping_window, limited.jain_index) == (0.0, 1.0)
 
 
+def test_p3_poisson_takes_the_senders_limits_in_the_calculator():
+    # P3-poisson has P3's step 5, so the calculator passes the limits to it as to P3.
+    from tcpmodels import calculator
+    link = {"bandwidth": 10e6, "rtt": 0.01, "packet_size": 576}
+    s = calculator.droptail_sizing(n_flows=20, buffer=500, model="P3-poisson", max_window=122, access_rate=5e6, **link)
+    e = droptail.equilibrium(20, 500, rtt=0.01, capacity=s.link.capacity, model="P3-poisson", max_window=122,
+                             access_rate=units.capacity(5e6, 576))
+    assert (s.rules[0].loss_rate, s.rules[0].escaping_window) == (e.loss_rate, 122.0)
+
+
 def test_p3_escaping_flow_monotone():
     # More flows lose more, a bigger buffer less, with the escaping flow as without it.
     kw = {"rtt": 0.1, "capacity": CAP, "max_window": REFERENCE_WINDOW, "access_rate": units.capacity(1e6, 576)}
