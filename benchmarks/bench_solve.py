@@ -2,7 +2,7 @@
 
 Run: python benchmarks/bench_solve.py [n_points]
 Prints, from one run: wall time for N random points with RED's P2 and P3
-(plain, gentle, ECN) and drop-tail's P2 and P3, the time of a
+(plain, gentle, ECN) and drop-tail's P2, P3 and P3-poisson, the time of a
 scipy.optimize.brentq loop on a subset scaled to N, their ratio, and the
 largest relative difference between the two solutions.
 Targets (issues 2 and 16): 1e6 points in under 2 s (RED P2/P3) and 3 s (the
@@ -53,15 +53,23 @@ def brentq_p3(n, max_th, max_p, gentle=False, ecn=False):
 
 
 def brentq_droptail(n, buffer, model):
-    k = droptail.GROWTH / -np.expm1(-droptail.GROWTH) if model == "P3" else 1.0
+    # P3 solves its balance in the loss-event rate with the recovery cycle's windows and multiplies by its
+    # trains' losses per event; P3-poisson solves in the loss rate at k = 1.27 with Eq. 5.2's windows.
+    k = droptail.GROWTH / -np.expm1(-droptail.GROWTH) if model == "P3-poisson" else 1.0
+    residual = functools.partial(droptail._residual, cycle=model == "P3")
     out = []
     for a, b in zip(n, buffer, strict=True):
-        if model == "P3":
+        if model.startswith("P3"):
             q = float(droptail._p3_queue(a, b, CAP * RTT)[0])
             args = (a, q + CAP * RTT, RTT, 1.0, 3.0, k, 1.0, q / CAP)
         else:
             args = (a, b + CAP * RTT, RTT, 1.0, 13.0, 1.0, 1.0, 0.0)
-        out.append(brentq(droptail._residual, 1e-15, min(k * 0.87**2, 1.0), args=args, xtol=1e-300, rtol=1e-14))
+        upper = 1.0 if model == "P3" else min(k * 0.87**2, 1.0)
+        x = brentq(residual, 1e-15, upper, args=args, xtol=1e-300, rtol=1e-14)
+        if model == "P3":
+            window = droptail._balance(x, *args, cycle=True)[1]
+            x = min(x * float(droptail._train_losses(a, window, 1.0 / a)), 1.0)
+        out.append(x)
     return np.array(out)
 
 
@@ -83,7 +91,7 @@ def cases():
 
     return {"RED P2": red_case("P2"), "RED P3": red_case("P3"), "RED P3 gentle": red_case("P3", gentle=True),
             "RED P3 ECN": red_case("P3", ecn=True), "drop-tail P2": droptail_case("P2"),
-            "drop-tail P3": droptail_case("P3")}
+            "drop-tail P3": droptail_case("P3"), "drop-tail P3-poisson": droptail_case("P3-poisson")}
 
 
 def main():
@@ -98,7 +106,7 @@ def main():
         ref = loop()
         t_loop = (time.perf_counter() - t0) * N / SUBSET
         diff = np.max(np.abs(vec[:SUBSET] / ref - 1))
-        print(f"{name:14s}: vectorized {t_vec:6.2f} s | brentq loop {t_loop:7.1f} s (scaled) | "
+        print(f"{name:20s}: vectorized {t_vec:6.2f} s | brentq loop {t_loop:7.1f} s (scaled) | "
               f"speed-up {t_loop / t_vec:6.1f}x | max rel. difference {diff:.1e}", flush=True)
 
 

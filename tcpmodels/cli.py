@@ -218,8 +218,8 @@ def _droptail_parser(commands):
     p.add_argument("--policy", default="droptail", choices=("droptail", "random-drop"),
                    help="queue policy: droptail or random-drop (default: droptail)")
     p.add_argument("--model", default="P3", choices=droptail.MODELS,
-                   help="model of tcpmodels.droptail.equilibrium: P3 (most accurate) or P1 (Eq. 5.6/5.7 as "
-                        "published) (default: P3)")
+                   help="model of tcpmodels.droptail.equilibrium: P3 (most accurate), P1 (Eq. 5.6/5.7 as "
+                        "published), P2, or P3-poisson (P3 before its trains) (default: P3)")
     _limit_options(p, "P3 with --policy droptail only: one flow escapes the overflows, drop-tail's lock-out")
     _add(p, "dev", default="DEV")
     _output_options(p)

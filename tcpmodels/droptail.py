@@ -5,7 +5,7 @@ effective window (Eq. 5.2): ``buffer = n (0.87/sqrt(l) - 1)``.  Random drop
 deletes from the middle of the queue, so flows see losses half a window
 earlier and hold half a packet less each.
 
-:func:`equilibrium` offers three models, named as :func:`tcpmodels.red.equilibrium`'s:
+:func:`equilibrium` offers four models, named as :func:`tcpmodels.red.equilibrium`'s:
 
 ``P1``
     Eq. 5.6/5.7 as published: the buffer holds the flows' windows, the queue
@@ -18,18 +18,38 @@ earlier and hold half a packet less each.
     This library's extension, derived (nothing fitted) from how a drop-tail
     queue overflows, as P3 is for RED:
 
-    1. an overflow lasts one round trip: the queue is full until the first
-       flows that lost a packet hear of it, ``rtt + queue/capacity`` after
-       the loss.  Meanwhile every flow grows by ``g = 1/2`` packet (one packet
-       per two windows with delayed ACKs, Eq. 5.1's assumption), and that
-       growth is what the full queue drops: ``g n`` drops per overflow;
-    2. the drops fall on flows at random (a Poisson spread of mean ``g``
-       per flow): a fraction ``f = 1 - exp(-g)`` of the flows is hit, each
-       losing ``k = g / f`` = 1.27 packets, and halves once (NewReno and SACK
-       repair an overflow's losses together).  Windows follow Eq. 5.2 at the
-       loss-*event* rate ``l / k``;
+    1. an overflow lasts at most one round trip: the queue is full until the
+       first flows that lost a packet hear of it, ``rtt + queue/capacity``
+       after the loss.  Meanwhile every flow grows by ``g = 1/2`` packet (one
+       packet per two windows with delayed ACKs, Eq. 5.1's assumption), and
+       that growth is what the full queue drops: ``g`` drops per flow;
+    2. the drops fall on the flows whose packets pass the queue while it is
+       full, and a hit flow loses ``k`` packets before it halves once (NewReno
+       and SACK repair an overflow's losses together).  ``k`` comes from the
+       flows' trains (the record's seventh pass): the two packets a delayed
+       ACK releases are lost together half the time, ``5/4`` packets per hit
+       pair (:data:`PAIR_LOSSES`); the ACK clock keeps a flow's window in one
+       train whose extent, in shares of the round trip, wanders without drift
+       between the window packed at its access link's rate (``C/a`` of the
+       flow's ``1/n``) and the whole round trip, uniformly; the queue is full
+       for the share ``d = 2 g sqrt(n E/(1 - E))/w`` of the round trip (at
+       most 1) in which its profile stays within the growth ``g n`` of its
+       peak (the trains' arrival rate deviates by one standard deviation,
+       ``C sqrt((1 - E)/(n E))``, ``E`` the mean extent, ``w`` the window);
+       a flow's pairs that pass in that window are hit independently, ``g /
+       (5/4)`` on average per flow.  ``k = g / P(hit)``, over the trains'
+       extents and their offsets from the overflow: 1.55-1.75 where the
+       overflow is short against the round trip (few flows, windows of
+       20-80 packets), 1.3-1.45 where it fills it (windows of 2-5).  Windows
+       are those of the recovery cycle (the record's second pass: from ``W/2
+       - 1`` to ``W`` at ``g`` per round trip, plus one round trip of
+       recovery, ``1/e = 3 W^2/4 + 3 W/2 - 2`` packets in ``W + 3`` round
+       trips) at the loss-*event* rate ``e = l / k``.  Random drop deletes
+       queued packets at random, without trains or pairs: its ``k`` is the
+       Poisson spread's below;
     3. the queue sits near, not at, the buffer: the hit flows' halvings take
-       ``f (14/27) (queue + wire)`` packets out (a flow is hit in proportion
+       ``f (14/27) (queue + wire)`` packets out (``f = 1 - exp(-g)``, the
+       Poisson spread's share of flows hit; a flow is hit in proportion
        to its rate, so at 7/9 of its peak window, 28/27 of the mean) over one
        round trip in which the other flows grow by ``(1 - f) g n``; the queue
        dips by the difference ``y`` and refills at ``g n`` packets per round
@@ -53,43 +73,42 @@ earlier and hold half a packet less each.
        rest of the storage.  Loss and time-outs per packet count all flows'
        packets, the time-out fraction all flows.
 
-    Against the ns-3 drop-tail reference (500 packets, 10 ms, NewReno), with
-    the reference's senders' limits (122 segments, access links at
-    ``max(10 C / n, 1 Mbit/s)``), P3 is within 14 % on loss at 20-200 flows
-    (-11 % at 20) and 3 % on queue, where Eq. 5.6 is 34-43 % low at 20-40
-    flows; the escaping flow's share gives the reference's Jain index of
-    goodput, which P3 never sees, to 0.06.  Without the limits P3 is within
-    12 % at 40-200 flows and 21 % low at 20 (``tests/test_droptail.py``
-    records every row).  Against :mod:`tcpmodels.sim` (NewReno with SACK
-    and ns-3 3.44's PRR, drop-tail's phase effect, which lets one flow
-    escape in most runs; 16 runs: 100-200 ms links, 10 and 20 Mbit/s,
-    buffers of 250-1000 packets, 20-200 flows) P3 without limits is -32 %
-    to +15 % on loss, where Eq. 5.6 is -1 % to +708 %, and -2 % to +10 %
-    off the simulator's queue (+17 % to +29 % with 250 packets behind 868
-    on the wire, where the link idles); the simulator's queue sits 0-7 %
-    below ns-3's on the 10 ms reference.
+    Against the ns-3 drop-tail reference (500 packets, 10 ms, NewReno) P3 is
+    within 8.3 % on loss at 20-200 flows and 2.5 % on queue (Eq. 5.6: 34-43 %
+    low at 20-40 flows); with the reference's senders' limits (122 segments,
+    access links at ``max(10 C / n, 1 Mbit/s)``) within 9.7 % and 2.4 %, and
+    the escaping flow's share gives the reference's Jain index of goodput,
+    which P3 never sees, to 0.06 (``tests/test_droptail.py`` records every
+    row).  Against an ns-3 replica of the reference on 100-200 ms links (22
+    runs, 10 and 20 Mbit/s, buffers of 217-868 packets, 20-200 flows) it is
+    -21 % to +15 % on loss (-18 % to +7 % with the limits), queue +0.6 % to
+    +10.2 %; against :mod:`tcpmodels.sim` (NewReno with SACK and ns-3 3.44's
+    PRR, drop-tail's phase effect; 16 runs: 100-200 ms links, 10 and 20
+    Mbit/s, buffers of 250-1000 packets, 20-200 flows) -8 % to +14 %, where
+    Eq. 5.6 is -1 % to +708 %, and -2 % to +10 % off the simulator's queue
+    (+17 % to +29 % with 250 packets behind 868 on the wire, where the link
+    idles).
 
-    Its known gap is the losses per event on long links: 14-32 % under an
-    ns-3 replica of the reference with the limits (18-36 % without) on
-    100-200 ms links at 20-100 flows, on the rows with loss above 0.1 %
-    and windows of 10 packets or more.  ns-3 loses 1.47-1.84 packets per
-    loss event (38 replica runs) where P3's random spread gives 1.27: a
-    flow's packets pass the queue in trains, the two packets a delayed ACK
-    releases are lost together about half the time on long links (1.15-1.28
-    drops per hit burst), and the train's next pass, one round trip later,
-    adds 2-17 % to the same recovery.  The pairs' one half, derived in the
-    record's sixth pass, holds at 20-40 flows on long links (0.38-0.55), not
-    at 10 ms (0.23-0.32); tried in P3 it closes 5-9 points of the gap but
-    puts the reference's 150-flow row at +20.6 % with the limits, so P3
-    keeps 1.27.  At 100-200 flows Eq. 5.2
-    over-states the packets held by 8-15 %, which offsets the low ``k`` on
-    the 10 ms reference.  The mechanisms derived and tried, and what the
-    simulator and the replica measured, are recorded in the
-    documentation's page :doc:`/droptail_record`
+    Its known gaps: its losses per event have the replica's level (1.40-1.73
+    against 1.48-1.84 per event, 1.41-1.72 within one round trip) but not
+    its pattern from run to run (correlation -0.5 per event: ns-3's are flat
+    in the flow count, P3's fall with the window); the train's next pass one
+    round trip later, which adds 2-17 % to ns-3's events, is not in it; and
+    the trains' extents are taken uniform, where the replica's fill less of
+    the round trip at 40 flows than at 20.  The mechanisms derived and
+    tried, and what the simulator and the replica measured, are recorded in
+    the documentation's page :doc:`/droptail_record`
     (``docs/droptail_record.md``).
+``P3-poisson``
+    P3 as it was before the seventh pass: the drops spread over the flows at
+    random (Poisson, mean ``g`` per flow), ``k = g / (1 - exp(-g))`` = 1.27,
+    windows Eq. 5.2 at the loss-event rate; steps 1, 3-5 as P3.  Within 21 %
+    of the reference (-21 % at 20 flows, 14 % with the senders' limits), 18-36
+    % under the replica on 100-200 ms links at 20-100 flows.
 """
 
 import dataclasses
+import functools
 
 import numpy as np
 
@@ -106,7 +125,7 @@ POLICIES = {"droptail": 1.0, "random-drop": 1.5}
 LOSS_CONSTANT = 0.76
 
 
-MODELS = ("P1", "P2", "P3")
+MODELS = ("P1", "P2", "P3", "P3-poisson")
 
 #: Window growth per round trip in congestion avoidance with delayed ACKs
 #: (one packet per two windows, Morris 1999, section 5.1.1) [packets].
@@ -117,6 +136,16 @@ GROWTH = 0.5
 # and it gives up half of that: 14/27 of its mean window
 # (:func:`tcpmodels.symbolic.droptail_overflow_constants` derives it and k).
 _HALVING_SHARE = 14.0 / 27.0
+
+#: Packets lost per hit burst: the pair one delayed ACK releases meets a full
+#: queue, and its second packet, one access-link packet time later, finds the
+#: queue full again half the time at the overflow's critical load, so a pair
+#: hit with probability 2p loses 2.5p packets (record, sixth pass) [packets].
+PAIR_LOSSES = 1.25
+
+# Gauss-Legendre nodes for the mean over the trains' extents, applied on each
+# piece between the kinks of the overlap law (module docstring, step 2).
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(6)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,7 +175,7 @@ class Equilibrium(tcp.OperatingPoint):
         reference's limits, it is within 0.07 at 20-200 flows
         (``tests/test_droptail.py``).
     model : str
-        ``"P1"``, ``"P2"`` or ``"P3"``.
+        ``"P1"``, ``"P2"``, ``"P3"`` or ``"P3-poisson"``.
     escaping_share : float or ndarray
         Fraction of all the flows' packets the escaping flow sends,
         ``escaping_window / (queue + capacity rtt)`` [-] (each flow sends the
@@ -248,19 +277,29 @@ def queue(n_flows, loss_rate, policy="droptail"):
 
 # ---------------------------------------------------------------- equilibria
 
-def _balance(l, n, storage, rtt, rto, spacing, per_event, held, queue_delay):
+def _cycle_window(events):
+    # Mean window of the recovery cycle (record, second pass): from a = W/2 - 1 up to W at 1/2 packet per
+    # round trip, plus one round trip of recovery at a: 1/e = 3 W^2/4 + 3 W/2 - 2 packets in W + 3 round
+    # trips.  It over-states the packets held less than Eq. 5.2 at 2-10 packets per flow.
+    per_cycle = 1.0 / events
+    peak = (np.sqrt(2.25 + 3.0 * (per_cycle + 2.0)) - 1.5) / 1.5
+    return per_cycle / (peak + 3.0)
+
+
+def _balance(l, n, storage, rtt, rto, spacing, per_event, held, queue_delay, cycle=False):
     # Packets the sending flows hold = storage (buffer or queue, plus wire).
-    # Windows are Eq. 5.2 at the loss-event rate l / per_event; time-outs
-    # Eq. 5.3-5.4 at that rate, seen at the round trip rtt + queue_delay.
+    # Windows are Eq. 5.2 (or the recovery cycle's) at the loss-event rate
+    # l / per_event; time-outs Eq. 5.3-5.4 at that rate, seen at the round
+    # trip rtt + queue_delay.
     events = l / per_event
-    w = tcp._window(events) - held
+    w = _cycle_window(events) - (held - 1.0) if cycle else tcp._window(events) - held
     o = tcp._timeout_rate(events, spacing)
     frac = tcp._timeout_fraction(o, w, rtt + queue_delay, rto)
     return n * (1.0 - frac) * w - storage, w, o, frac
 
 
-def _residual(l, *args):
-    return _balance(l, *args)[0]
+def _residual(l, *args, cycle=False):
+    return _balance(l, *args, cycle=cycle)[0]
 
 
 def _p3_queue(n, buffer, wire):
@@ -292,6 +331,68 @@ def _solve_point(n, storage, rtt, rto, spacing, per_event, held, queue_delay):
     return l, w, o, frac
 
 
+def _solve_events(n, storage, rtt, rto, spacing, held, queue_delay):
+    # P3's balance in the loss-event rate e with the recovery cycle's windows.  They reach the packets held
+    # below Eq. 5.1 (random drop's half packet) where 1/e = P solves (a P - 3)^2 = 8.25 + 3 P, a = 1.5 /
+    # (held - 1); drop-tail's never reach zero: where its flows hold more than the storage even at one
+    # event per packet, e = 1 (warned by the caller).
+    args = np.broadcast_arrays(n, storage, rtt, rto, spacing, 1.0, held, queue_delay)
+    below = args[6] - 1.0
+    a = 1.5 / np.where(below > 0, below, 1.0)
+    root = 2.0 * a**2 / ((6.0 * a + 3.0) + np.sqrt((6.0 * a + 3.0) ** 2 - 3.0 * a**2))
+    upper = np.where(below > 0, np.minimum(root, 1.0), 1.0)
+    residual = functools.partial(_residual, cycle=True)
+    over = residual(upper, *args) > 0
+    if not over.any():  # the usual case: no copies
+        e = solve.root_below(residual, upper, args)
+    else:
+        e = upper.copy()
+        if not over.all():
+            e[~over] = solve.root_below(residual, upper[~over], tuple(x[~over] for x in args))
+    _, w, o, frac = _balance(e, *args, cycle=True)
+    return e, w, o, frac
+
+
+def _hit_share(extent, overflow, rate):
+    # P(a flow is hit) for its train of `extent` and an overflow window of `overflow` (fractions of the round
+    # trip) at a uniform offset: their overlap L is the excess e = extent + overflow - 1 (if > 0) with
+    # probability e, the shorter s with probability |extent - overflow|, uniform on (e, s) otherwise.  The
+    # flow's pairs in L are hit independently: P(hit | L) = 1 - exp(-rate L / extent).
+    excess = np.maximum(extent + overflow - 1.0, 0.0)
+    short = np.minimum(extent, overflow)
+    c = rate / extent
+    miss_excess, miss_short = np.expm1(-c * excess), np.expm1(-c * short)  # -P(hit | L) at L = e and s
+    ramp = (short - excess) - (miss_excess - miss_short) / c
+    return 2.0 * ramp - excess * miss_excess - np.abs(extent - overflow) * miss_short
+
+
+def _train_losses(n, window, packed):
+    # Losses per event (module docstring, step 2): pairs of PAIR_LOSSES, a flow's window in one train whose
+    # extent is uniform between `packed` and the whole round trip, an overflow window of the queue's peak.
+    mean_extent = (1.0 + packed) / 2.0
+    with np.errstate(divide="ignore"):
+        spread = np.sqrt(n * mean_extent / (1.0 - mean_extent))
+    overflow = np.minimum(2.0 * GROWTH * spread / window, 1.0)
+    pairs = window / 2.0 * overflow
+    # Hits per pair in the window: at most every pair (windows under 0.8 packets, beyond the model).
+    per_pair = np.minimum(GROWTH / PAIR_LOSSES / pairs, 1.0 - 1e-15)
+    rate = -np.log1p(-per_pair) * window / 2.0
+    # Mean over the extents, piece by piece between the kinks at overflow and 1 - overflow.
+    kinks = np.sort(np.clip([np.minimum(overflow, 1.0 - overflow), np.maximum(overflow, 1.0 - overflow)],
+                            packed, 1.0), axis=0)
+    ends = [packed, kinks[0], kinks[1], np.ones_like(packed)]
+    total = 0.0
+    for lo, hi in zip(ends[:-1], ends[1:], strict=False):
+        half = (hi - lo) / 2.0
+        for x, weight in zip(_NODES, _WEIGHTS, strict=True):
+            total = total + weight * half * _hit_share(lo + half * (1.0 + x), overflow, rate)
+    span = 1.0 - packed
+    hit = np.where(span > 1e-9, total / np.where(span > 1e-9, span, 1.0), _hit_share(1.0, overflow, rate))
+    # A hit flow loses at least its hit pair's PAIR_LOSSES: below one pair in the overlap (windows of 1-2
+    # packets) the binomial law over a fraction of a pair would hit more flows than there are hits.
+    return np.maximum(GROWTH / hit, PAIR_LOSSES)
+
+
 def _escaping_window(n, storage, round_trip, max_window, access_rate):
     # The flow the overflows pass over (module docstring, step 5) holds what its own limits let it: its
     # window limit, or its access link's rate times the round trip, at most half the storage.  None
@@ -321,10 +422,11 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
         Round-trip propagation time, > 0, finite [s].
     capacity : float or array_like
         Bottleneck rate, > 0, finite [packets/s].
-    model : {"P3", "P2", "P1"}, optional
+    model : {"P3", "P2", "P1", "P3-poisson"}, optional
         ``"P1"``: Eq. 5.6/5.7.  ``"P2"``: with the wire (Eq. 8.1) and
         time-outs (Eq. 5.5).  ``"P3"`` (default): this library's derived
-        extension (module docstring), the most accurate.
+        extension (module docstring), the most accurate.  ``"P3-poisson"``:
+        P3 before its losses per event came from the flows' trains.
     policy : {"droptail", "random-drop"}, optional
         Which end of the queue loses packets.  Random drop in P3 is the same
         overflow cycle with Eq. 5.7's 1.5 packets held below Eq. 5.1 (no
@@ -362,11 +464,15 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
     P2: :math:`n\,(1 - O(l, r, w))\,w = q + pps\cdot r`, :math:`w = 0.87/\sqrt{l} - h`.
 
     P3: the same balance with the queue :math:`\bar q` of the overflow cycle,
-    windows at the loss-event rate :math:`l/k`, :math:`k = g/(1 - e^{-g})`,
-    :math:`g = 1/2`, and time-outs at :math:`r + \bar q/pps`:
+    the recovery cycle's windows at the loss-event rate :math:`e = l/k` and
+    time-outs at :math:`r + \bar q/pps`, :math:`k` from the flows' trains
+    (module docstring, step 2; :math:`g = 1/2`):
 
-    .. math:: n\,(1 - O(l/k, r + \bar q/pps, w))\,w = \bar q + pps\cdot r,
-              \quad w = \frac{0.87}{\sqrt{l/k}} - h
+    .. math:: n\,(1 - O(e, r + \bar q/pps, w))\,w = \bar q + pps\cdot r,
+              \quad w = \frac{1/e}{W + 3} - (h - 1), \quad
+              \frac{3}{4}W^2 + \frac{3}{2}W - 2 = \frac{1}{e}
+
+    P3-poisson: :math:`w = 0.87/\sqrt{e} - h`, :math:`k = g/(1 - e^{-g})`.
 
     With the senders' limits (step 5) the balance is over the ``n - 1``
     other flows and the storage less the escaping flow's
@@ -380,7 +486,9 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
     section 5.2.1).  P3 warns where one overflow's window drop exceeds the
     buffer: the queue then empties and the link idles, which none of these
     models describes, and where the senders' limits let one flow hold half
-    the storage or more (measured only at half).  P1 and P2 warn above 10 % loss.
+    the storage or more (measured only at half); P3 reports loss 1 (warned)
+    where the flows' recovery cycles hold more than the storage even at one
+    loss event per packet.  P1 and P2 warn above 10 % loss.
 
     Examples
     --------
@@ -391,7 +499,9 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
     (0.00417, 500.0)
     >>> e = equilibrium(40, 500, rtt=0.01, capacity=2170)
     >>> round(e.loss_rate, 5), round(e.queue, 1), round(e.losses_per_event, 3)   # ns-3: 0.00629, 464.1
-    (0.00555, 463.4, 1.271)
+    (0.00621, 463.4, 1.525)
+    >>> round(equilibrium(40, 500, rtt=0.01, capacity=2170, model="P3-poisson").loss_rate, 5)
+    0.00555
 
     20 flows with the reference's senders' limits (64 KB windows of 536-byte
     segments, 5 Mbit/s access links): one flow escapes at 122 packets, the
@@ -399,7 +509,7 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
 
     >>> e = equilibrium(20, 500, rtt=0.01, capacity=2170, max_window=122, access_rate=1085)
     >>> round(e.loss_rate, 5), round(e.queue, 1), round(e.window, 1)   # ns-3: 0.00196, 459.7
-    (0.00173, 469.0, 19.4)
+    (0.00208, 469.0, 19.4)
     >>> float(e.escaping_window), round(e.jain_index, 2)   # ns-3's Jain index of goodput: 0.52
     (122.0, 0.55)
     """
@@ -437,8 +547,19 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
                                      "the link idles, which the drop-tail models do not describe")
         q = np.maximum(q, 0.0)
         storage = q + wire - escaper
-        per_event = GROWTH / -np.expm1(-GROWTH)
-        l, w, o, frac = solve.in_chunks(_solve_point, (sharing, storage, r, t, spacing, per_event, held, q / cap))
+        poisson = GROWTH / -np.expm1(-GROWTH)
+        if model == "P3-poisson":
+            per_event = poisson
+            l, w, o, frac = solve.in_chunks(_solve_point, (sharing, storage, r, t, spacing, per_event, held, q / cap))
+        else:
+            e, w, o, frac = solve.in_chunks(_solve_events, (sharing, storage, r, t, spacing, held, q / cap))
+            # Random drop deletes a queued packet at random: no trains and no pairs, the Poisson spread.
+            packed = np.minimum(np.maximum(cap / _limit("access_rate", access_rate), 1.0) / sharing, 1.0)
+            per_event = _train_losses(sharing, w, packed) if policy == "droptail" else poisson
+            l = per_event * e
+            _checks.warn_where((e >= 1.0) | (l > 1.0), "the flows hold more than the storage even at one loss "
+                                                       "event per packet: P3 reports loss 1, no equilibrium")
+            l = np.minimum(l, 1.0)
         # Per packet over every flow's packets (each flow sends its packets held per round trip) and per
         # flow-second over every flow: the escaping flow loses nothing and never times out.
         kept = storage / (storage + escaper)
@@ -446,7 +567,7 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
         # Jain index of one flow at share s of the packets and n - 1 equal others (Jain, Chiu & Hawe 1984).
         share = escaper / (storage + escaper)
         jain = np.where(escaper > 0, 1.0 / (n * (share**2 + (1.0 - share) ** 2 / np.maximum(n - 1.0, 1.0))), 1.0)
-    if model != "P3":
+    if model in ("P1", "P2"):
         _checks.warn_where(l > tcp._MAX_RELIABLE_LOSS,
                            f"{model} predicts loss above 10 %, beyond the thesis' stated validity; "
                            "use model='P3'")

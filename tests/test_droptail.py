@@ -1,5 +1,6 @@
 """Morris (1999) Eq. 5.6-5.7: drop-tail and random-drop loss against flows and buffer."""
 
+import functools
 import warnings
 
 import numpy as np
@@ -102,9 +103,70 @@ def test_p2_balance_holds():
     np.testing.assert_allclose(e.window, tcp.WINDOW_CONSTANT / np.sqrt(e.loss_rate) - 1, rtol=1e-12)
 
 
+def cycle_window(events):
+    # The recovery cycle (record, second pass): 1/e = 3 W^2/4 + 3 W/2 - 2 packets in W + 3 round trips.
+    peak = (-1.5 + np.sqrt(2.25 + 3 * (1 / events + 2))) / 1.5
+    return 1 / events / (peak + 3)
+
+
+def train_losses_by_grid(n, window, packed, points=1500):
+    # Losses per event of P3's step 2 on a grid, written apart from the module: extents E uniform on
+    # [packed, 1], the overflow window d at a uniform offset x, the flow's pairs in the overlap hit
+    # independently at p each, 5/4 packets per hit pair, g = 1/2 per flow.
+    mean_e = (1 + packed) / 2
+    d = min(2 * 0.5 * np.sqrt(n * mean_e / (1 - mean_e)) / window, 1.0) if packed < 1 else 1.0
+    p = 0.4 / (window / 2 * d)
+    e = packed + (1 - packed) * (np.arange(points) + 0.5) / points
+    x = (np.arange(points) + 0.5) / points
+    lo, hi = x[None, :], x[None, :] + d
+    ext = e[:, None]
+    overlap = sum(np.clip(np.minimum(hi, ext + k) - np.maximum(lo, k), 0, None) for k in (-1, 0, 1))
+    hit = 1 - (1 - p) ** (window / 2 * overlap / ext)
+    return max(0.5 / hit.mean(), 1.25)
+
+
+def test_p3_losses_per_event():
+    # The closed form (pieces between the overlap law's kinks, Gauss-Legendre) equals the grid to 0.2 %
+    # (the grid's resolution); where the trains fill the round trip (packed = 1) the overflow covers every
+    # pair: k = g / (1 - (1 - p)^(w/2)), p = 0.4 / (w/2): 10 packets, 0.5 / (1 - 0.92^5) = 1.466626.
+    assert droptail._train_losses(np.array(5.0), np.array(10.0), np.array(1.0)) == pytest.approx(1.466626, rel=1e-6)
+    for n, w, packed in [(20, 30.0, 0.1), (40, 15.0, 0.1), (100, 5.0, 0.1), (20, 80.0, 0.05), (200, 2.5, 0.05)]:
+        k = droptail._train_losses(np.array(float(n)), np.array(w), np.array(packed))
+        assert k == pytest.approx(train_losses_by_grid(n, w, packed), rel=2e-3), (n, w, packed)
+    # Trains raise k where the overflow is short against the round trip (few flows, large windows); a
+    # one-round-trip overflow over many small windows leaves the even spread's binomial law.
+    k = droptail._train_losses(np.array([20.0, 200.0]), np.array([40.0, 3.0]), np.array([0.1, 0.1]))
+    assert k[0] > 1.6 > 1.45 > k[1] >= droptail.PAIR_LOSSES
+
+
 def test_p3_balance_and_its_parts():
     n = np.array([20.0, 100.0, 200.0])
     e = droptail.equilibrium(n, 500, rtt=0.01, capacity=CAP)
+    # Losses per event from the trains at the flows' window (no access rate: packed at the bottleneck's
+    # rate, 1/n of the round trip); windows the recovery cycle's at the loss-event rate, time-outs at that
+    # rate and at rtt + queue / C.
+    np.testing.assert_allclose(e.losses_per_event, droptail._train_losses(n, e.window, 1 / n), rtol=1e-12)
+    events = e.loss_rate / e.losses_per_event
+    np.testing.assert_allclose(e.window, cycle_window(events), rtol=1e-12)
+    np.testing.assert_allclose(e.timeouts_per_packet, tcp.timeout_rate(events, spacing=3), rtol=1e-12)
+    x = e.window * e.timeouts_per_packet
+    np.testing.assert_allclose(e.timeout_fraction, x / (x + 0.01 + e.queue / CAP), rtol=1e-12)
+    np.testing.assert_allclose(n * (1 - e.timeout_fraction) * e.window, e.queue + CAP * 0.01, rtol=1e-9)
+    # The queue is the overflow cycle's, as in P3-poisson.
+    np.testing.assert_array_equal(e.queue, droptail.equilibrium(n, 500, rtt=0.01, capacity=CAP,
+                                                                model="P3-poisson").queue)
+    # Random drop: the Poisson spread (victims at random in the queue), windows half a packet lower.
+    r = droptail.equilibrium(n, 500, rtt=0.01, capacity=CAP, policy="random-drop")
+    np.testing.assert_allclose(r.losses_per_event, 0.5 / (1 - np.exp(-0.5)), rtol=1e-12)
+    np.testing.assert_allclose(r.window, cycle_window(r.loss_rate / r.losses_per_event) - 0.5, rtol=1e-12)
+    # Storage below what the cycle's windows hold at one loss event per packet: loss 1, warned.
+    with pytest.warns(TCPModelsWarning, match="one loss event per packet"):
+        assert droptail.equilibrium(2000, 10, rtt=0.001, capacity=CAP).loss_rate == 1.0
+
+
+def test_p3_poisson_balance_and_its_parts():
+    n = np.array([20.0, 100.0, 200.0])
+    e = droptail.equilibrium(n, 500, rtt=0.01, capacity=CAP, model="P3-poisson")
     # k = g / (1 - exp(-g)) with g = 1/2: 0.5 / 0.393469 = 1.270747
     np.testing.assert_allclose(e.losses_per_event, 1.270747, rtol=1e-6)
     # windows at the loss-event rate, time-outs at that rate and at rtt + queue / C
@@ -122,7 +184,7 @@ def test_p3_balance_and_its_parts():
     assert np.all(dip > 0)
     np.testing.assert_allclose(e.queue, 500 - dip / 2 * (1 + t) / (2 + t), rtol=1e-9)
     # where the others' growth outpaces the halvings there is no dip: the queue stays at the buffer
-    assert droptail.equilibrium(2000, 500, rtt=0.01, capacity=CAP).queue == 500
+    assert droptail.equilibrium(2000, 500, rtt=0.01, capacity=CAP, model="P3-poisson").queue == 500
 
 
 @pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")
@@ -137,10 +199,10 @@ def test_p2_reduces_to_p1_where_eq_5_6_assumptions_hold():
     np.testing.assert_allclose(p2.loss_rate * 0.76 / 0.87**2, p1.loss_rate, rtol=1e-5)
 
 
-def test_p3_is_eq_5_6_at_the_event_rate_without_wire_and_time_outs():
-    # With rtt -> 0 and rto -> 0 P3 is Eq. 5.6 (exact constant) with its own queue, times k.
+def test_p3_poisson_is_eq_5_6_at_the_event_rate_without_wire_and_time_outs():
+    # With rtt -> 0 and rto -> 0 P3-poisson is Eq. 5.6 (exact constant) with its own queue, times k.
     # Tolerance as in the P2 test: the wire, 0.002 packets of ~450, and time-outs below 1e-8.
-    e = droptail.equilibrium(np.array([10.0, 100.0]), 500, rtt=1e-6, capacity=CAP, rto=1e-15)
+    e = droptail.equilibrium(np.array([10.0, 100.0]), 500, rtt=1e-6, capacity=CAP, rto=1e-15, model="P3-poisson")
     eq56 = 0.87**2 * np.array([10.0, 100.0]) ** 2 / (np.array([10.0, 100.0]) + e.queue) ** 2
     np.testing.assert_allclose(e.loss_rate, e.losses_per_event * eq56, rtol=1e-5)
 
@@ -148,23 +210,25 @@ def test_p3_is_eq_5_6_at_the_event_rate_without_wire_and_time_outs():
 @pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")
 def test_p3_against_the_packet_level_reference():
     # Issue 16: within 20 % on loss on every row with loss above 0.1 % and within 10 % on queue.
-    # Measured (N = 20 ... 200): loss -21 -12 -5 -1 +5 +11 +7 %, queue -0.3 -0.1 +1.0 +1.3 -0.1 -2.5
-    # -1.8 %.  The 20-flow row misses the loss goal by 1.4 points without the senders' limits (with
-    # them, -11.4 %: test_p3_with_the_escaping_flow_against_the_reference); nothing is fitted to it.
+    # Measured (N = 20 ... 200): loss -1.0 -1.4 -0.1 +1.6 +5.4 +8.3 +1.1 %, queue -0.3 -0.1 +1.0 +1.3
+    # -0.1 -2.5 -1.8 %; tolerances just above the largest.  P3-poisson (k = 1.27, Eq. 5.2's windows):
+    # loss -21.4 -11.9 -4.8 -0.9 +4.8 +11.4 +6.6 %, the 20-flow row beyond the goal; nothing is fitted.
     # Eq. 5.6 (P1) on the same rows: -43 -34 -26 -21 -14 -3 -1 %, queue (= buffer) up to +8.8 %.
     ref = reference("droptail500")
     e = droptail.equilibrium(ref["flows"], ref["limit"], rtt=0.01, capacity=CAP)
     lossy = ref["drop_rate"] > 1e-3
     loss_err = e.loss_rate / ref["drop_rate"] - 1
     queue_err = e.queue / ref["avg_queue"] - 1
-    assert np.abs(loss_err[lossy]).max() < 0.22, loss_err
-    assert np.sum(np.abs(loss_err[lossy]) < 0.2) == lossy.sum() - 1
+    assert np.abs(loss_err[lossy]).max() < 0.09, loss_err
+    poisson = droptail.equilibrium(ref["flows"], ref["limit"], rtt=0.01, capacity=CAP, model="P3-poisson")
+    poisson_err = poisson.loss_rate / ref["drop_rate"] - 1
+    assert np.abs(poisson_err[lossy]).max() < 0.22 and np.sum(np.abs(poisson_err[lossy]) < 0.2) == lossy.sum() - 1
     assert np.abs(queue_err[lossy]).max() < 0.03, queue_err
     assert np.abs(queue_err).max() < 0.07, queue_err  # 5 flows: -6 %, windows near the 64 KB cap
     p1 = droptail.equilibrium(ref["flows"], ref["limit"], rtt=0.01, capacity=CAP, model="P1")
     p1_err = np.abs(p1.loss_rate / ref["drop_rate"] - 1)
     assert np.all(np.abs(loss_err[lossy]) <= p1_err[lossy] + 0.15)  # P3 never much worse than Eq. 5.6
-    assert p1_err[lossy].max() > 0.4  # and Eq. 5.6 misses by over 40 % where P3 is within 21 %
+    assert p1_err[lossy].max() > 0.4  # and Eq. 5.6 misses by over 40 % where P3 is within 9 %
 
 
 # The reference's senders (shared/reference/README.md): a 64 KB window without scaling, 122 segments of
@@ -179,15 +243,16 @@ def reference_access(n):
 @pytest.mark.filterwarnings("ignore::tcpmodels.TCPModelsWarning")
 def test_p3_with_the_escaping_flow_against_the_reference():
     # With the senders' own limits (module docstring, step 5) one flow escapes the overflows.  Measured
-    # (N = 20 ... 200): loss -11.4 +1.7 +3.0 +4.0 +8.1 +13.8 +8.0 %, queue +2.0 +2.1 +2.4 +2.3 +0.6
-    # -1.8 -1.2 % (without the limits -21.4 ... +11.4 %).  Tolerances: 15 % on loss (the goal is 20 %)
-    # and 3 % on queue, each just above the largest error measured.
+    # (N = 20 ... 200): loss +6.6 +8.8 +6.8 +5.6 +7.9 +9.7 +1.4 %, queue +2.0 +2.1 +2.4 +2.3 +0.6
+    # -1.8 -1.2 % (without the limits -1.0 ... +8.3 %; P3-poisson with the limits -11.4 +1.7 +3.0 +4.0
+    # +8.1 +13.8 +8.0 %).  Tolerances: 10 % on loss (the goal is 20 %) and 3 % on queue, each just above
+    # the largest error measured.
     ref = reference("droptail500")
     kw = {"rtt": 0.01, "capacity": CAP, "max_window": REFERENCE_WINDOW, "access_rate": reference_access(ref["flows"])}
     e = droptail.equilibrium(ref["flows"], ref["limit"], **kw)
     lossy = ref["drop_rate"] > 1e-3
     loss_err = e.loss_rate / ref["drop_rate"] - 1
-    assert np.abs(loss_err[lossy]).max() < 0.15, loss_err
+    assert np.abs(loss_err[lossy]).max() < 0.10, loss_err
     assert np.abs((e.queue / ref["avg_queue"] - 1)[lossy]).max() < 0.03
     # The reference's Jain index of goodput, which P3 never sees, is what one flow holding the escaping
     # flow's share s of the packets, the others equal, gives: 1 / (n (s^2 + (1 - s)^2 / (n - 1))).
@@ -211,7 +276,11 @@ def test_p3_escaping_flow_parts():
     # of all flows, is scaled by their share of the packets sent, their time-outs per flow-second by n - 1 / n.
     kept = storage / (storage + escaper)
     events = e.loss_rate / kept / e.losses_per_event
-    np.testing.assert_allclose(e.window, 0.87 / np.sqrt(events) - 1, rtol=1e-12)
+    np.testing.assert_allclose(e.window, cycle_window(events), rtol=1e-12)
+    # Their trains can be no denser than their access links allow: packed into C / a of the n - 1 flows'
+    # shares of the round trip.
+    packed = np.minimum(np.maximum(CAP / acc, 1) / (n - 1), 1)
+    np.testing.assert_allclose(e.losses_per_event, droptail._train_losses(n - 1, e.window, packed), rtol=1e-12)
     np.testing.assert_allclose((n - 1) * (1 - e.timeout_fraction * n / (n - 1)) * e.window, storage, rtol=1e-9)
     np.testing.assert_allclose(e.timeouts_per_packet, kept * tcp.timeout_rate(events, spacing=3), rtol=1e-12)
     # The queue is the cycle's of the n - 1 flows that halve, with the escaping flow's packets fixed.
@@ -239,6 +308,16 @@ def test_p3_escaping_flow_parts():
         limited = droptail.equilibrium(20, 500, model=model, max_window=50, **one)
         assert limited.loss_rate == droptail.equilibrium(20, 500, model=model, **one).loss_rate
         assert (limited.escaping_window, limited.jain_index) == (0.0, 1.0)
+
+
+def test_p3_poisson_takes_the_senders_limits_in_the_calculator():
+    # P3-poisson has P3's step 5, so the calculator passes the limits to it as to P3.
+    from tcpmodels import calculator
+    link = {"bandwidth": 10e6, "rtt": 0.01, "packet_size": 576}
+    s = calculator.droptail_sizing(n_flows=20, buffer=500, model="P3-poisson", max_window=122, access_rate=5e6, **link)
+    e = droptail.equilibrium(20, 500, rtt=0.01, capacity=s.link.capacity, model="P3-poisson", max_window=122,
+                             access_rate=units.capacity(5e6, 576))
+    assert (s.rules[0].loss_rate, s.rules[0].escaping_window) == (e.loss_rate, 122.0)
 
 
 def test_p3_escaping_flow_monotone():
@@ -272,10 +351,11 @@ def test_time_outs_against_the_reference():
     # of time-outs per flow-second times a duration; the reference's own columns give its
     # duration, timeout_fraction / (timeouts_per_packet * C / n), 0.64 and 0.75 s on these rows, so
     # the two fractions compare to within that factor on top of the rate's error.
-    # Measured P3 / reference, rows above 1e-3: per packet (N = 150, 200) 1.04, 0.86;
-    # fraction (N = 40 ... 200) 2.9 3.2 3.1 3.2 1.6 1.15.  P1 (Tahoe's 13, propagation rtt):
+    # Measured P3 / reference, rows above 1e-3: per packet (N = 150, 200) 0.84, 0.71;
+    # fraction (N = 40 ... 200) 2.55 2.69 2.54 2.59 1.32 0.95.  P1 (Tahoe's 13, propagation rtt):
     # per packet 4.5, 3.8; fraction 206, 165, 114, 86, 25, 12.  P3 with the senders' limits: the
-    # others' smaller windows time out more: per packet 1.20, 0.97; fraction 5.2 4.5 3.9 3.7 1.9 1.3.
+    # others' smaller windows time out more: per packet 0.98, 0.81; fraction 4.4 3.7 3.2 3.0 1.5 1.1.
+    # (P3-poisson: per packet 1.04, 0.86, fraction 2.9-3.2 and 1.15-1.6; with the limits 1.20, 0.97, 1.3-5.2.)
     ref = reference("droptail500")
     n = ref["flows"]
     busy = ref["timeouts_per_packet"] > 1e-3
@@ -293,7 +373,7 @@ def test_time_outs_against_the_reference():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.floats(1, 2000), st.floats(10, 1e4), st.floats(0.001, 0.5), st.sampled_from(["P1", "P2", "P3"]),
+@given(st.floats(1, 2000), st.floats(10, 1e4), st.floats(0.001, 0.5), st.sampled_from(["P1", "P2", "P3", "P3-poisson"]),
        st.sampled_from(["droptail", "random-drop"]))
 def test_equilibrium_monotone(n, buffer, rtt, model, policy):
     with warnings.catch_warnings():
@@ -309,7 +389,7 @@ def test_equilibrium_monotone(n, buffer, rtt, model, policy):
     # P1 has no wire, so the round trip does not enter its loss; P2's Eq. 5.4 at the propagation
     # round trip idles fewer flows as it grows, which can outweigh the wire (measured: loss up by
     # to 6 % for rtt x 1.1 on 34 % of random points); P3's round trip includes the queue.
-    if model == "P3":
+    if model.startswith("P3"):
         assert longer.loss_rate[1] <= longer.loss_rate[0] * (1 + 1e-9)
 
 
@@ -326,7 +406,17 @@ def test_p3_agrees_with_brentq():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TCPModelsWarning)
         e = droptail.equilibrium(n, b, rtt=rtt, capacity=CAP)
+    residual = functools.partial(droptail._residual, cycle=True)
+    for i in range(40):
+        args = (n[i], e.queue[i] + CAP * rtt[i], rtt[i], 1.0, 3.0, 1.0, 1.0, e.queue[i] / CAP)
+        events = brentq(residual, 1e-15, 1.0, args=args, xtol=1e-300, rtol=1e-14)
+        window = droptail._balance(events, *args, cycle=True)[1]
+        ref = events * droptail._train_losses(n[i], window, 1 / n[i])
+        assert e.loss_rate[i] == pytest.approx(ref, rel=1e-9)
     k = 0.5 / (1 - np.exp(-0.5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TCPModelsWarning)
+        e = droptail.equilibrium(n, b, rtt=rtt, capacity=CAP, model="P3-poisson")
     for i in range(40):
         args = (n[i], e.queue[i] + CAP * rtt[i], rtt[i], 1.0, 3.0, k, 1.0, e.queue[i] / CAP)
         ref = brentq(droptail._residual, 1e-15, 0.96, args=args, xtol=1e-300, rtol=1e-14)
@@ -374,7 +464,7 @@ def test_equilibrium_warnings():
 
 @settings(max_examples=20, deadline=None)
 @given(st.lists(st.tuples(st.floats(1, 1000), st.floats(20, 5000), st.floats(0.002, 0.3)), min_size=1, max_size=6),
-       st.sampled_from(["P1", "P2", "P3"]), st.booleans())
+       st.sampled_from(["P1", "P2", "P3", "P3-poisson"]), st.booleans())
 def test_equilibrium_broadcasts_elementwise(points, model, limited):
     # An array of points gives, element by element, what each point gives alone (with the senders' limits too).
     n, b, rtt = (np.array(x) for x in zip(*points, strict=True))
@@ -412,6 +502,9 @@ def test_p3_against_the_simulator_on_longer_and_faster_links():
     # +34, -11 -12 +2 +17, -24 -12 -2 +25 %.  One flow now escapes in most of these runs, as in ns-3
     # (the simulator's Jain index 0.46-0.94, the top flow's share 5-18 %; at 200 flows 5 %, the access
     # link's ten times the fair share).
+    # P3 as now (the losses per event of a flow's train, the recovery cycle's windows: the record's
+    # seventh pass), against the same runs with the phase effect and 3.44's PRR: -4 -3 +3 +12, +5 -4 +1
+    # +14, +13 +0 -1 +6, -8 -5 -6 +6 %, queue as before (P3-poisson, k = 1.27: the numbers above).
     # Before the duplicate ACKs were counted (bc21a83, RFC 6937's PRR): -16 -6 -3 -15,
     # -14 -10 -2 -11, -4 -12 -7 -3, -16 -12 -5 -9 %, queue 0 ... +62 %; Eq. 5.6 (P1) +12 % to +887 %.
     # The simulator's loss at 200 flows fell by 37 % (100 ms, 10 Mbit/s: 0.0532 -> 0.0335), as on the
@@ -420,10 +513,11 @@ def test_p3_against_the_simulator_on_longer_and_faster_links():
     # 1-packet device queue, whose loss sits 9-24 % above the reference at 10 ms; access links at
     # max(10 C / N, 1 Mbit/s); seed 1) the simulator reads -12 ... -17 %, +7 % at 20 flows behind the
     # 250 packets (a6da10c, before the phase effect: -11 ... -21 %, +10 %; 14d5ad0, before the receivers'
-    # changes above: -1 ... -27 %), P3 -13 ... -35 %: neither is the packet level here, and the loss bound
-    # (25 %) fails: at 20 flows behind the 250 packets on the 200 ms link (-32 %; -34 % before the phase
-    # effect; at 14d5ad0 it failed both ways, +36 % at 200 flows).  It is kept, reported as an expected
-    # failure with the numbers, not loosened.
+    # changes above: -1 ... -27 %), P3-poisson -13 ... -35 % (P3 now: -21 ... +15 % on the record's 22
+    # replica runs of its sixth pass, P3-poisson -36 ... -5 %): neither is the packet level here.  The
+    # loss bound (25 %) failed with P3-poisson at 20 flows behind the 250 packets on the 200 ms link (-32 %;
+    # -34 % before the phase effect; at 14d5ad0 it failed both ways, +36 % at 200 flows); it is kept,
+    # reported as an expected failure with the numbers where it fails, not loosened.
     # The simulator's queue sits 0-7 % below ns-3's on the 10 ms reference (where P3 is within 3 % of
     # ns-3), so P3's queue is checked to 30 % where the buffer holds at least half the wire and only for
     # being above the simulator's where it holds less (the 250-packet buffer behind 868 packets on the

@@ -21,7 +21,8 @@ def test_droptail_overflow_constants_are_the_ones_p3_uses():
     # Not published: P3's own derivation (droptail module docstring), checked against its numbers.
     k, share = symbolic.droptail_overflow_constants()
     assert share == symbolic.sp.Rational(14, 27) and float(share) == droptail._HALVING_SHARE
-    e = droptail.equilibrium(50, 500, rtt=0.01, capacity=2170)
+    # k is P3-poisson's (P3's own comes from its trains); the share is P3's queue cycle's.
+    e = droptail.equilibrium(50, 500, rtt=0.01, capacity=2170, model="P3-poisson")
     assert e.losses_per_event == pytest.approx(float(k), rel=1e-15)
     # one packet of growth per round trip (no delayed ACKs) would give k = 1 / (1 - 1/e) = 1.582
     assert float(symbolic.droptail_overflow_constants(1)[0]) == pytest.approx(1.581977, rel=1e-6)

@@ -748,9 +748,10 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, del
         Which end of the queue drops.
     dev : str, optional
         Interface name for the tc lines.
-    model : {"P3", "P2", "P1"}, optional
+    model : {"P3", "P2", "P1", "P3-poisson"}, optional
         Model of :func:`tcpmodels.droptail.equilibrium`: P3 (default, the most
-        accurate), P2, or P1 (Eq. 5.6/5.7 as published).
+        accurate), P2, P1 (Eq. 5.6/5.7 as published), or P3-poisson (P3
+        before its losses per event came from the flows' trains).
     sender : {"newreno", "reno", "tahoe"}, optional
         Sender whose time-outs P3 models.
     rto : float, optional
@@ -780,7 +781,7 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, del
     limits = _senders_limits(lk, max_window, access_rate)
     kw = dict(model=_checks.choice("model", model, droptail.MODELS), policy=policy, sender=sender,
               rto=float(_checks.positive("rto", rto, finite=True)), **limits)
-    if limits and (kw["model"], policy) != ("P3", "droptail"):  # rather than print a model that ignores them
+    if limits and (kw["model"] not in ("P3", "P3-poisson") or policy != "droptail"):  # not a model ignoring them
         raise ValueError(f"max_window and access_rate apply to model P3 with policy droptail only (P1 and P2, the "
                          "thesis' forms, have no senders' limits; random drop takes its drops from the queued "
                          "packets, so no flow escapes the overflows: RFC 2309), got model "
