@@ -127,7 +127,8 @@ def _few(rtts, seed, duration=120.0):
     buffer = int(round(10e6 * sorted(rtts)[len(rtts) // 2] / (8 * 576)))
     return sim.Scenario(n_flows=len(rtts), bandwidth=10e6, rtt=tuple(rtts), packet_size=576.0,
                         queue=sim.DropTail(buffer),
-                        sender=sim.NewReno(sack=True, recovery="prr-ns3.44", max_window=1e5), access_rate=10e6, start_spread=10.0, duration=duration, warmup=20.0, seed=seed)
+                        sender=sim.NewReno(sack=True, recovery="prr-ns3.44", max_window=1e5),
+                        access_rate=10e6, start_spread=10.0, duration=duration, warmup=20.0, seed=seed)
 
 
 @pytest.mark.slow
