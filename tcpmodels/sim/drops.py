@@ -204,8 +204,9 @@ def fifo_drops(time, owner, drops, departures, tie):
     The queue's content over the step rises and falls with them; a full
     buffer drops the arrivals that lift it to a new height, and the
     buffer's edge lies where that makes the step's ``drops`` (the engine's
-    fluid count): the arrivals at the top ``drops`` heights (fewer where
-    the step's arrivals never rise that far above its start).  Each
+    fluid count): the arrivals at the top ``drops`` heights (where the
+    step's arrivals never rise that far above its start, the rest are those
+    that left it highest, later in their service time first).  Each
     scenario is followed in a row of its own, as alone.
 
     Parameters
@@ -255,6 +256,15 @@ def fifo_drops(time, owner, drops, departures, tie):
     before = np.zeros((S, K))
     before[:, 1:] = np.maximum(top[:, :-1] - (level - above)[:, :-1], 0.0)
     lost = (step > 0) & (above > before)
+    # Where the content never rises that far above the step's start (the engine's fluid count holds
+    # a fraction more), the rest fall on the arrivals that left it highest, the later in the service
+    # time first (the next to find it full).
+    short = drops - lost.sum(axis=1)
+    if (short > 0).any():
+        when = np.take_along_axis(np.where(rise > 0, at, 0.0), order, axis=1)  # (no padding's inf)
+        key = np.where((step > 0) & ~lost, level + np.mod(when, 1.0) / 2, -np.inf)
+        rank = np.argsort(np.argsort(-key, axis=1, kind="stable"), axis=1, kind="stable")
+        lost |= (rank < short[:, None]) & (key > -np.inf)
     where = np.empty((S, K), dtype=np.int64)
     np.put_along_axis(where, order, np.arange(K)[None, :].repeat(S, axis=0), axis=1)
     return lost[s, where[s, col]]
