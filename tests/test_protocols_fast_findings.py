@@ -119,10 +119,12 @@ def three_flows(sender):
     Without drop-tail's phase effect (``DropTail(phase_effect=False)``): with
     it, a full buffer's places go by each flow's phase in the packet service
     time, and with three flows the phases, not the senders, decide who loses
-    (measured: ACWAP's 120 ms flow meets no congestion event in the 350 s and
-    the 180 ms one 1; HSTCP's Jain index 0.598 against Table 1's 0.41, ACWAP's
-    0.611, no longer above it by the 0.05 asserted below).  The paper's ns-2
-    runs show no such lock-out: each flow meets events (Tables 1 and 2).
+    (measured with the rank rule: ACWAP's 120 ms flow meets no congestion
+    event in the 350 s and the 180 ms one 1; HSTCP's Jain index 0.598 against
+    Table 1's 0.41, ACWAP's 0.611, no longer above it by the 0.05 asserted
+    below; with the packet-by-packet FIFO that replaced it, HSTCP's 0.702 and
+    ACWAP's 0.432).  The paper's ns-2 runs show no such lock-out: each flow
+    meets events (Tables 1 and 2).
     """
     return sim.Scenario(n_flows=3, bandwidth=1e9, rtt=[0.06, 0.12, 0.18], packet_size=1500,
                         queue=sim.DropTail(buffer=3000, phase_effect=False), sender=sender, duration=400.0, warmup=50.0,
@@ -216,8 +218,10 @@ def test_seed004_acwap_beside_hstcp_is_fairer_the_larger_beta():
     # Without drop-tail's phase effect, as three_flows: with it the two flows
     # share one phase (equal RTTs) and the one with fewer packets per service
     # time loses the ties, so ACWAP at small beta loses 45, 18, 4.4, 2.7 times
-    # HSTCP's rate at beta 0.2, 0.5, 0.8, 0.9 (measured, seed 0), against
-    # Fig. 7's lower loss for ACWAP.
+    # HSTCP's rate at beta 0.2, 0.5, 0.8, 0.9 (measured, seed 0, the rank rule;
+    # 66, 23, 4.4, 3.0 times with the packet-by-packet FIFO: a tie drops one of
+    # the two packets either way, so the flow with fewer packets loses more
+    # of them), against Fig. 7's lower loss for ACWAP.
     betas = (0.2, 0.5, 0.8, 0.9)
     runs = sim.simulate([sim.Scenario(
         n_flows=2, bandwidth=1e9, rtt=0.1, rtt_spread=0.0, packet_size=1500,

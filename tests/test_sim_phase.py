@@ -8,35 +8,44 @@ import numpy as np
 import pytest
 from test_sim_prr import _digest
 
-from tcpmodels import sim
-from tcpmodels.sim.drops import FLOOR, slot_weights
+from tcpmodels import sim, units
+from tcpmodels.sim.drops import fifo_drops
 
 
-def test_a_packet_loses_the_place_if_another_flow_came_before_it_in_the_service_time():
-    # The step's packets that arrive earlier in the service time, each in this
-    # one with probability 1 / serve: B of them beat it with 1 - exp(-B / serve).
-    phase = np.array([0.9, 0.1, 0.5, 0.3])
-    count = np.array([1.0, 2.0, 1.0, 3.0])
-    w = slot_weights(phase, np.zeros(4), count, 4.0)
-    # Ahead: 0.1 none, 0.3 the two at 0.1, 0.5 five, 0.9 six.
-    assert w == pytest.approx([-np.expm1(-6 / 4), FLOOR, -np.expm1(-5 / 4), -np.expm1(-2 / 4)])
-    # Flows at the same phase beat each other half the time; scenarios of a batch never meet.
-    tie = slot_weights(np.array([0.2, 0.2, 0.2]), np.zeros(3), np.ones(3), 2.0)
-    assert tie == pytest.approx([-np.expm1(-0.5)] * 3)
-    apart = slot_weights(np.array([0.2, 0.4, 0.3]), np.zeros(3), np.ones(3), np.array([1.0, 1.0, 2.0]),
-                         owner=np.array([0, 0, 1]))
-    assert apart == pytest.approx([FLOOR, -np.expm1(-1.0), FLOOR])
+def test_a_full_fifo_gives_each_freed_place_to_the_first_packet_after_the_departure():
+    # Departures at 0, 1, 2, one drop: the packet at 0.2 takes the place freed
+    # at 0, the one at 0.6 is dropped; nothing comes in the service time from
+    # 1, so at 2.4 and 2.5 two places are free and both get in.
+    time = np.array([0.6, 0.2, 2.4, 2.5])
+    assert fifo_drops(time, None, np.ones(1), np.array([3]), np.zeros(4)).tolist() == [True, False, False, False]
+    # No drops, none lost.  More than the arrivals ever lift the content: the rest
+    # go to those that left it highest, later in the service time first (2.5, then 2.4).
+    assert not fifo_drops(time, None, np.zeros(1), np.array([3]), np.zeros(4)).any()
+    assert fifo_drops(time, None, np.full(1, 3.0), np.array([3]), np.zeros(4)).tolist() == [True, False, True, True]
+    # Two drops before the first departure: the last two arrivals.
+    assert fifo_drops(np.array([-0.5, -0.2, -0.3]), None, np.full(1, 2.0), np.array([1]), np.zeros(3)).tolist() == [
+        False, True, True]
+    # Arrivals at one instant go in the order of their tie draws; each scenario of a batch alone.
+    tie = np.array([0.9, 0.1, 0.5, 0.7, 0.3])
+    lost = fifo_drops(np.full(5, 0.3), np.array([0, 0, 0, 1, 1]), np.array([2.0, 1.0]), np.array([1, 1]), tie)
+    assert lost.tolist() == [True, False, True, True, False]
+    alone = fifo_drops(np.full(2, 0.3), None, np.ones(1), np.array([1]), tie[3:])
+    assert alone.tolist() == lost[3:].tolist()
 
 
-def test_a_train_s_packets_step_through_the_service_time_by_the_slip():
-    # Flow 0: two packets from phase 0.2, the second 0.5 of a service time
-    # later (an access link 1.5 service times per packet): 0.2 and 0.7.
-    # Flow 1: one packet at 0.4, between them.
-    w = slot_weights(np.array([0.2, 0.4]), np.array([0.5, 0.5]), np.array([2.0, 1.0]), 1.0)
-    assert w == pytest.approx([(FLOOR * 0 + 0 + -np.expm1(-2.0)) / 2, -np.expm1(-1.0)])
-    # Without a slip the train's packets share the first one's phase.
-    w = slot_weights(np.array([0.2, 0.4]), np.zeros(2), np.array([2.0, 1.0]), 1.0)
-    assert w == pytest.approx([FLOOR, -np.expm1(-2.0)])
+def test_a_burst_s_packets_keep_their_spacing_without_a_modulo():
+    # 60 flows' access links at 10/60 of 10 Mbit/s: 6 service times per packet,
+    # 5.999999999999999 in floating point: the second packet of a burst falls
+    # 6 service times after the first, as with an exact 6 (no fmod that reads
+    # 0.9999999999999991 and puts it just before the next departure).
+    spacing = units.capacity(10e6, 576) / units.capacity(10e6 / 6, 576)
+    assert math.fmod(spacing, 1.0) > 0.99
+    # Another flow's packet in every service time after 0.5 of it: the burst's second packet beats it at 6.
+    others = np.arange(1, 7) + 0.5
+    for gap in (spacing, 6.0):
+        time = np.concatenate(([0.3, 0.3 + gap], others))
+        lost = fifo_drops(time, None, np.ones(1), np.array([7]), np.zeros(8))
+        assert lost.tolist() == [False, False] + [False] * 5 + [True]
 
 
 def test_an_overloaded_drop_tail_drops_by_the_flows_phase_in_the_service_time():
@@ -44,10 +53,10 @@ def test_an_overloaded_drop_tail_drops_by_the_flows_phase_in_the_service_time():
     # arrival phase is its propagation RTT modulo the 0.46 ms service time,
     # shifted alike for all by a per-run draw (the loop's serialization
     # times).  Measured, seeds 1-4 (uniform spread over the step's packets
-    # instead, as before): the per-flow loss rates spread 2.6-3.8 times as
+    # instead, as before): the per-flow loss rates spread 3.4-3.5 times as
     # wide as binomial noise (0.95-1.34; ns-3's 150-flow replica: 3.0), and a
-    # sinusoid in the phase explains 0.21-0.42 of their variance (0.01-0.05;
-    # ns-3: 0.40).
+    # sinusoid in the phase explains 0.36-0.47 of their variance (0.01-0.05;
+    # ns-3: 0.40).  (The rank rule before: 2.6-3.8 and 0.21-0.42.)
     s = sim.Scenario(n_flows=60, bandwidth=10e6, rtt=0.01, rtt_spread=0.4, packet_size=576,
                      queue=sim.DropTail(buffer=100), sender=sim.NewReno(sack=True), access_rate=1e6,
                      start_spread=5.0, duration=30.0, warmup=10.0, seed=1)
@@ -112,3 +121,55 @@ def test_a_drop_tail_batch_gives_each_scenario_its_lone_result():
     for seed, r in zip([1, 2, 3], batch, strict=True):
         alone = sim.simulate(dataclasses.replace(s, seed=seed))
         assert alone.loss_rate == r.loss_rate and np.array_equal(alone.flow_drops, r.flow_drops)
+
+
+def _few(rtts, seed, duration=120.0):
+    """fewphase's ns-3 dumbbell (10 Mbit/s, 576 B, buffer one BDP at the middle RTT, access = the bottleneck's rate)."""
+    buffer = int(round(10e6 * sorted(rtts)[len(rtts) // 2] / (8 * 576)))
+    return sim.Scenario(n_flows=len(rtts), bandwidth=10e6, rtt=tuple(rtts), packet_size=576.0,
+                        queue=sim.DropTail(buffer),
+                        sender=sim.NewReno(sack=True, recovery="prr-ns3.44", max_window=1e5),
+                        access_rate=10e6, start_spread=10.0, duration=duration, warmup=20.0, seed=seed)
+
+
+@pytest.mark.slow
+def test_no_flow_is_locked_out_in_a_few_flow_run_with_rtt_groups():
+    # Ten flows at 40/80/120 ms: the ns-3 3.44 replica (fewphase, 2 seeds)
+    # gives the three 80-ms flows 0.35/0.21/0.19 of the link and no flow
+    # below 1.6 % of it.  The rank rule before gave one flow the whole link
+    # in seeds 2 and 3 (nine flows losing every packet, time-out after
+    # time-out): a time-out's retransmission kept its flow's late phase
+    # there.  Now it comes at a phase of its own.  Measured seeds 1-3 (120 s):
+    # least share 0.039/0.029/0.075, worst flow's loss 0.4-0.7 %; asserted
+    # above 1 % of the link (ns-3's least: 1.6 %) and below 50 % loss.
+    rtts = [0.04, 0.08, 0.12] * 3 + [0.04]
+    for r in sim.simulate([_few(rtts, seed) for seed in (1, 2, 3)]):
+        assert r.goodput.min() / r.goodput.sum() > 0.01
+        assert (r.flow_drops / r.flow_packets).max() < 0.5
+
+
+@pytest.mark.slow
+def test_flows_at_one_phase_split_the_link_evenly():
+    # Equal RTTs put every flow at one phase: none is ahead of another, and
+    # ns-3 splits the link evenly (Jain 0.98-1.00 at 2-10 flows, fewphase).
+    # Measured 2 flows, seeds 1-2: Jain 0.973/0.999; 10 flows 0.997/0.997;
+    # asserted 0.95 (ns-3's own 2-flow runs: 0.98-1.00).
+    for n in (2, 10):
+        for r in sim.simulate([_few([0.04] * n, seed) for seed in (1, 2)]):
+            assert r.jain_index > 0.95
+
+
+def test_the_same_flows_lose_whatever_the_step():
+    # Which flows lose is their phase in the service time, not the step:
+    # halving the step keeps the per-flow loss pattern (the phases are the
+    # run's, drawn alike at both steps).  Measured (60 flows, 100-packet
+    # buffer, 30 s, seeds 1-3): loss 5.07/4.99/4.84 % at the default step,
+    # -4.8 ... +3.6 % at half and a quarter of it; per-flow loss correlated
+    # 0.80-0.89 between the default step and those; asserted 10 % (a 20 s
+    # measurement's seed spread is 2-4 %) and 0.5.
+    s = sim.Scenario(n_flows=60, bandwidth=10e6, rtt=0.01, rtt_spread=0.4, packet_size=576,
+                     queue=sim.DropTail(buffer=100), sender=sim.NewReno(sack=True), access_rate=1e6,
+                     start_spread=5.0, duration=30.0, warmup=10.0, seed=1)
+    one, half = sim.simulate([s, dataclasses.replace(s, time_step=s.step / 2)])
+    assert half.loss_rate == pytest.approx(one.loss_rate, rel=0.1)
+    assert np.corrcoef(one.flow_drops / one.flow_packets, half.flow_drops / half.flow_packets)[0, 1] > 0.5

@@ -43,7 +43,11 @@ def test_same_variant_with_other_flags_is_its_own_group():
     s = sim.Scenario(**BASE, senders=[(15, sim.Tahoe()), (15, sim.Tahoe(go_back_n=True))])
     r = sim.simulate(s, check=True)
     # go-back-N repairs further losses of a window by slow start: fewer time-outs (Tahoe's doc: 1.2-4.2x).
-    assert r.groups[1].timeouts_per_packet < r.groups[0].timeouts_per_packet
+    # Per flow, the groups' medians: drop-tail's phase effect lets one flow escape with a third of
+    # the link and few time-outs, and its group's pooled rate would follow it (medians measured
+    # 0.0208 against 0.0108, seeds 1-7 1.3-2.5x; 7 of seeds 0-7 hold, as on the rank rule before).
+    per = r.flow_timeouts / r.flow_packets
+    assert np.median(per[r.groups[1].flows]) < np.median(per[r.groups[0].flows])
 
 
 def test_mixed_batches_follow_their_members():

@@ -40,7 +40,9 @@ GRID = {
 # 22013c71a1f04775, mixed f08151c2e47a53d8, float32 21f4959c6aa27840.
 # Drop-tail's changed again when its overflow began to fall by the flows' phase in the packet
 # service time (drops.slot_weights, tests/test_sim_phase.py); before: droptail b11f3a864afba4cb.
-MAIN = {"droptail": "6e844a79e4ab5886", "red": "419d1d468ec9fe5d", "red-ecn": "1143693fd07b6ae3",
+# And again when an overflowing step came to be resolved packet by packet (drops.fifo_drops); before:
+# droptail 6e844a79e4ab5886.
+MAIN = {"droptail": "49740164603552f8", "red": "419d1d468ec9fe5d", "red-ecn": "1143693fd07b6ae3",
         "link-loss": "a568b57fa6cbe12d", "transfers": "90cc8680224bee1a", "mixed": "8cd8c75e0afe0001",
         "float32": "64b16500ab777c05"}
 

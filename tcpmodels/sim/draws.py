@@ -40,7 +40,7 @@ ACK, LINK, MATCH, COUNTER, START = range(5)
 LEAD, RETX, DROP, MARK, EVICT, CHOSEN, SPACED, LATER, HOLD, SYN, SIZE = range(5, 16)
 TEST = 16
 MARK_DROP = 17  # Generator: RED-I's marks that become drops (Kamra et al.'s Bernoulli losses)
-PHASE = 18  # Generator: where the packet service time starts against the flows' round trips (drops.slot_weights)
+PHASE = 18  # Generator: where the packet service time starts against the flows' round trips (queues._DropTail)
 
 _MASK = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15  # splitmix64's Weyl increment (2^64 / golden ratio, odd)

@@ -2,17 +2,15 @@
 
 import numpy as np
 
-__all__ = ["spread", "overflow_weights", "slot_weights"]
+__all__ = ["spread", "overflow_weights", "fifo_drops"]
 
 # A train never shorter than this fraction of a step (an access link without a rate: a burst).
 SHORTEST = 1e-6
 # The weight of a packet the fluid queue lets through (it falls only where nothing else is left).
 FLOOR = 1e-12
-# The packets of a train whose service phases slot_weights averages (k * slip mod 1 is spread evenly long before).
-LONGEST_TRAIN = 64
 
 
-def spread(arrived, drops, link, flows, owner, n, draws, which, weight=None):
+def spread(arrived, drops, link, flows, owner, n, draws, which, weight=None, per_packet=False):
     """Spread each scenario's ``drops`` over the packets that arrived: uniformly, or as ``weight`` says.
 
     Parameters
@@ -38,6 +36,8 @@ def spread(arrived, drops, link, flows, owner, n, draws, which, weight=None):
         to the other packets of its scenario [-] (positive).  The drops are then
         a weighted choice without replacement (Efraimidis & Spirakis 2006: the
         smallest keys -log(v) / w, v uniform).
+    per_packet : bool, optional
+        ``weight`` is per packet instead (the flows' packets one after another).
 
     Returns
     -------
@@ -54,13 +54,13 @@ def spread(arrived, drops, link, flows, owner, n, draws, which, weight=None):
         elif k > 0:  # a choice without replacement among the step's packets
             key = draws.bits(which, np.arange(m))
             if weight is not None:
-                key = _weighted(key, np.repeat(weight, avail.astype(np.int64)))
+                key = _weighted(key, weight if per_packet else np.repeat(weight, avail.astype(np.int64)))
             pick = key.argpartition(k - 1)[:k]
             counts = np.bincount(avail.cumsum().searchsorted(pick, side="right"), minlength=flows.size)
         else:
             counts = np.zeros(flows.size)
     elif weight is not None and (rest > 0).any() and avail.any():
-        counts = _weighted_batch(avail, rest, weight, owner, draws, which, S, flows.size)
+        counts = _weighted_batch(avail, rest, weight, owner, draws, which, S, flows.size, per_packet)
     elif (rest > 0).any() and avail.any():
         # The same per scenario, all at once: every packet draws 53 random
         # bits, the same as alone (draw i of its scenario, i its place
@@ -94,13 +94,14 @@ def _weighted(bits, weight):
     return np.log(-np.log1p((bits + 0.5) * -(2.0 ** -53))) - np.log(weight)
 
 
-def _weighted_batch(avail, rest, weight, owner, draws, which, S, m):
+def _weighted_batch(avail, rest, weight, owner, draws, which, S, m, per_packet):
     """spread's weighted choice per scenario of a batch: each packet's key as alone, ranked within its scenario."""
     whose = np.repeat(np.arange(m), avail.astype(np.int64))
     s_of = owner[whose]
     tot = np.bincount(s_of, minlength=S)
     first = tot.cumsum() - tot
-    key = _weighted(draws.bits(which, np.arange(whose.size) - first[s_of], s_of), weight[whose])
+    bits = draws.bits(which, np.arange(whose.size) - first[s_of], s_of)
+    key = _weighted(bits, weight if per_packet else weight[whose])
     order = np.lexsort((key, s_of))
     s_sorted = s_of[order]
     chosen = order[np.arange(order.size) - first[s_sorted] < np.minimum(np.ceil(rest), tot)[s_sorted]]
@@ -186,70 +187,84 @@ def overflow_weights(arrived, flows, owner, S, q, serve, limit, access, u):
     return np.maximum(share, FLOOR)
 
 
-def slot_weights(phase, slip, count, serve, owner=None):
-    """How likely each flow's packets are to lose the place of a full drop-tail buffer (the phase effect).
+def fifo_drops(time, owner, drops, departures, tie):
+    """Which of a step's arrivals a drop-tail FIFO drops, packet by packet (the phase effect).
 
     A full FIFO frees one place per packet service time, as a packet leaves;
     the first packet to arrive after that takes it and the others of that
-    service time are dropped.  A flow's packets are clocked by the ACKs of
-    its packets that left: each comes a fixed time after a departure (its
-    round trip), so it arrives at the same ``phase`` of the service time
-    every round trip, and the flows whose phase lies later lose the overflow,
-    persistently (Floyd & Jacobson 1992, "On traffic phase effects in
-    packet-switched gateways": the drop-tail bias of a deterministic server,
-    as in ns-3's dumbbells).  A packet loses if a packet of another flow came
-    before it in its service time: of the step's B packets with an earlier
-    phase (half of those at the same phase), each falls in its service time
-    with probability 1 / ``serve``, so it loses with probability
-    1 - exp(-B / serve).  The earliest flow is never beaten to the place.
-    The packets of a train come ``slip`` of a service time apart (the access
-    link's serialization time over the bottleneck's, modulo 1); a flow's
-    weight is the mean over its packets (its first ``LONGEST_TRAIN`` phases,
-    each standing for an equal share of its ``count``).
+    service time are dropped, unless places freed earlier are still free.
+    ACK-clocked packets come a fixed time after a departure (their flow's
+    round trip), so each flow's arrivals fall at the same phase of the
+    service time round trip after round trip, and the late flows lose the
+    overflow, persistently (Floyd & Jacobson 1992, "On traffic phase effects
+    in packet-switched gateways": the drop-tail bias of a deterministic
+    server, as in ns-3's dumbbells).  Here the step's departures come at
+    times 0, 1, ... (in service times), its arrivals at ``time``; arrivals at
+    the same instant go in the order of ``tie``, after a departure at it.
+    The queue's content over the step rises and falls with them; a full
+    buffer drops the arrivals that lift it to a new height, and the
+    buffer's edge lies where that makes the step's ``drops`` (the engine's
+    fluid count): the arrivals at the top ``drops`` heights (where the
+    step's arrivals never rise that far above its start, the rest are those
+    that left it highest, later in their service time first).  Each
+    scenario is followed in a row of its own, as alone.
 
     Parameters
     ----------
-    phase : ndarray
-        Per flow: where its first packet of a train arrives in the service time [-], in [0, 1).
-    slip : ndarray
-        Per flow: the phase advance from one packet of its train to the next [-], in [0, 1).
-    count : ndarray
-        Per flow: its packets this step [packets] (> 0).
-    serve : ndarray or float
-        Per flow: its scenario's packet service times per step [-].
-    owner : ndarray, optional
-        Per flow: its scenario (None for a batch of one); flows of different scenarios never meet.
+    time : ndarray
+        Per packet: its arrival [service times after the step's first departure].
+    owner : ndarray or None
+        Per packet: its scenario (None for a batch of one).
+    drops : ndarray
+        Per scenario: the packets the overflow drops this step [packets] (whole).
+    departures : ndarray
+        Per scenario: the step's departures [packets] (whole).
+    tie : ndarray
+        Per packet: a uniform on [0, 1) that orders arrivals at one instant.
 
     Returns
     -------
-    ndarray
-        Per flow: its packets' mean chance to lose the place [-], at least ``FLOOR``.
+    ndarray of bool
+        Per packet: whether it finds the buffer full.
 
     Examples
     --------
-    Three flows of one packet each, a service time per step: the first is never
-    beaten, the second by the first (1 - exp(-1)), the third by both.
+    Departures at 0 and 1, one drop: of two packets at 0.3 and 0.7 the first
+    takes the place freed at 0; a third at 1.5 takes the one freed at 1.
 
-    >>> w = slot_weights(np.array([0.1, 0.5, 0.9]), np.zeros(3), np.ones(3), 1.0)
-    >>> np.round(w, 4).tolist()
-    [0.0, 0.6321, 0.8647]
+    >>> fifo_drops(np.array([0.7, 0.3, 1.5]), None, np.ones(1), np.array([2]), np.zeros(3)).tolist()
+    [True, False, False]
     """
-    m = phase.size
-    longest = int(min(max(np.ceil(count.max()), 1), LONGEST_TRAIN)) if np.any(slip) else 1
-    share = count / np.clip(np.ceil(count), 1, longest)  # packets each of a flow's phases stands for
-    k = np.arange(longest)
-    used = k < np.clip(np.ceil(count), 1, longest)[:, None]
-    at = np.mod(phase[:, None] + slip[:, None] * k, 1.0)
-    # Each scenario's phases on their own stretch of the line: sort once for the batch.
-    key = (at if owner is None else at + 2.0 * owner[:, None])[used]
-    packets = np.broadcast_to(share[:, None], (m, longest))[used]
-    order = np.argsort(key, kind="stable")
-    sorted_key, before = key[order], np.concatenate(([0.0], np.cumsum(packets[order])))
-    first, last = np.searchsorted(sorted_key, key, "left"), np.searchsorted(sorted_key, key, "right")
-    # Earlier packets of its scenario, and half of the others at the same phase (a tie is a coin toss).
-    start = 0 if owner is None else np.searchsorted(sorted_key, np.floor(key / 2.0) * 2.0, "left")
-    ahead = before[first] - before[start] + (before[last] - before[first] - packets) / 2
-    per = np.broadcast_to(np.reshape(serve, (-1, 1)), (m, longest))[used] if np.ndim(serve) else serve
-    lose = np.zeros((m, longest))
-    lose[used] = -np.expm1(-ahead / per)
-    return np.maximum((lose * share[:, None]).sum(axis=1) / np.where(count > 0, count, 1.0), FLOOR)
+    S = drops.size
+    s = np.zeros(time.size, dtype=np.int64) if owner is None else owner
+    arrivals = np.bincount(s, minlength=S)
+    K = int((arrivals + departures).max())
+    # Per row: the arrivals (+1, from the left) and the departures (-1, from the right; the rest padding).
+    at = np.full((S, K), np.inf)
+    rise, kind, tie_row = np.zeros((S, K)), np.ones((S, K)), np.zeros((S, K))
+    col = np.arange(time.size) - (arrivals.cumsum() - arrivals)[s]
+    at[s, col], rise[s, col], tie_row[s, col] = time, 1.0, tie
+    gone = np.arange(K)[None, :] >= K - departures[:, None]
+    at[gone] = (np.arange(K)[None, :] - (K - departures[:, None]))[gone]
+    rise[gone], kind[gone] = -1.0, 0.0
+    order = np.lexsort((tie_row, kind, at), axis=-1)
+    step = np.take_along_axis(rise, order, axis=1)
+    # The content after each event, from the edge; an arrival is dropped where that tops every earlier level and 0.
+    level = np.cumsum(step, axis=1)
+    top = np.maximum.accumulate(level, axis=1)
+    above = level - np.maximum(top[:, -1] - drops, 0.0)[:, None]
+    before = np.zeros((S, K))
+    before[:, 1:] = np.maximum(top[:, :-1] - (level - above)[:, :-1], 0.0)
+    lost = (step > 0) & (above > before)
+    # Where the content never rises that far above the step's start (the engine's fluid count holds
+    # a fraction more), the rest fall on the arrivals that left it highest, the later in the service
+    # time first (the next to find it full).
+    short = drops - lost.sum(axis=1)
+    if (short > 0).any():
+        when = np.take_along_axis(np.where(rise > 0, at, 0.0), order, axis=1)  # (no padding's inf)
+        key = np.where((step > 0) & ~lost, level + np.mod(when, 1.0) / 2, -np.inf)
+        rank = np.argsort(np.argsort(-key, axis=1, kind="stable"), axis=1, kind="stable")
+        lost |= (rank < short[:, None]) & (key > -np.inf)
+    where = np.empty((S, K), dtype=np.int64)
+    np.put_along_axis(where, order, np.arange(K)[None, :].repeat(S, axis=0), axis=1)
+    return lost[s, where[s, col]]

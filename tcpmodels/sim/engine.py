@@ -176,18 +176,13 @@ class _Engine:
         self.sender = make_sender(scenarios, self.flows, self.ring, dt)
         self.workload.attach(self.flows, self.sender, draws, self.link_loss)
         self.queue = make_queue(scenarios, draws, first.sender.ecn)
+        self.queue.round_trips(prop)
         self.ecn = self.queue.marking
         self.steps = int(round(first.duration / dt))
         self.measure_from = int(round(first.warmup / dt))
         self.meter = Meter(scenarios, self.serve, dt, self.steps, self.measure_from, check, self.queue)
         self.step = step = Step()
         step.dt, step.serve, step.limit, step.n, step.draws = dt, self.serve, self.limit, n, draws
-        # Each flow's ACK clock brings its packets a fixed time after a departure:
-        # its propagation round trip plus the serialization of the packet and its
-        # ACK on each link, a part the scenario does not hold and that shifts every
-        # flow alike: one uniform draw per run (drops.slot_weights).
-        shift = col([g.random() for g in draws.generators(site.PHASE)])
-        step.phase = np.mod(prop * col(self.capacity) + shift, 1.0)
         step.mark, step.remove, step.lost_queued = self._mark, self._remove, self.sender.on_queued_loss
 
     def run(self):

@@ -19,7 +19,7 @@ import numpy as np
 from .. import fpq, red, units
 from . import draws as site
 from . import scenario as spec
-from .drops import overflow_weights, slot_weights, spread
+from .drops import FLOOR, fifo_drops, overflow_weights, spread
 
 __all__ = ["make_queue", "Step"]
 
@@ -35,9 +35,7 @@ class Step:
     brings [packets] and ``link`` those it lost on its link (or None);
     ``A`` the arrivals of each scenario, ``link_total`` its link losses,
     ``q`` its queue [packets], ``serve`` its service per step, ``limit`` its
-    hard limit; ``phase`` where each flow's ACK clock puts its arrivals in
-    the packet service time, as a fraction of it (its propagation round trip
-    modulo the service time, shifted per run); ``sending`` the flows with
+    hard limit; ``sending`` the flows with
     arrivals (sorted), ``owner`` their scenarios (None for one); ``n`` flows
     per scenario; ``draws`` the scenarios' random streams.
     ``mark(flows, marks, counts)`` delivers ECN marks (per scenario, per flow), ``remove(i, frac)`` takes a
@@ -46,9 +44,9 @@ class Step:
     packet its sender had written off).
     """
 
-    def spread(self, arrived, drops, link, which=site.DROP, weight=None):
+    def spread(self, arrived, drops, link, which=site.DROP, weight=None, per_packet=False):
         """Spread each scenario's drops over ``arrived`` (see drops.spread; ``which`` draw site)."""
-        return spread(arrived, drops, link, self.sending, self.owner, self.n, self.draws, which, weight)
+        return spread(arrived, drops, link, self.sending, self.owner, self.n, self.draws, which, weight, per_packet)
 
 
 class _FIFO:
@@ -59,6 +57,9 @@ class _FIFO:
     def __init__(self, scenarios, draws, ecn):
         self.size = len(scenarios)
         self.draws = draws
+
+    def round_trips(self, prop):
+        """Learn the flows' propagation round trips [s], once before the run (drop-tail's phases need them)."""
 
     def early_drops(self, q, arrivals, idle, serve):
         return np.zeros(self.size)
@@ -101,48 +102,132 @@ class _DropTail(_FIFO):
     on each other, lose the overflow.  A uniform spread over the step's
     packets instead would treat every packet as arriving at a full buffer
     alike and hand one drop each to more flows than a full FIFO does.
-    Among the packets that reach the full buffer, those arriving later in
-    the packet service time lose the place the departure freed: each flow's
-    ACK clock puts its packets at a fixed phase of it (``step.phase``, see
-    ``drops.slot_weights``), so the same flows lose, round trip after round
-    trip, as in a packet-level simulation (off with ``DropTail(phase_effect=False)``).
+    With the phase effect (the default) an overflowing step is instead
+    resolved packet by packet (``drops.fifo_drops``): each ACK releases a
+    burst (two packets where the receiver delays its ACKs, one otherwise)
+    that leaves the access link back to back, and the ACK clock puts a
+    burst's first packet at a fixed phase of the packet service time (the
+    flow's propagation round trip, shifted per run); a flow's bursts come
+    evenly over the step, as its own ACK clock spaces them, from a random
+    point (when within the step its ACKs came, nobody tracks); so the same
+    flows lose, round trip after round trip, as in a packet-level simulation.  A packet no ACK released (a time-out's
+    retransmission, a connection's first packets) comes at a phase of its
+    own, so no flow is locked out for good.
     """
 
-    # Where the trains start: draw OFFSET + i of the drop site, i the flow's place in its scenario.
-    OFFSET = 1 << 31
+    # Draws of the drop site, i a flow's or a packet's place in its scenario: where a
+    # train starts (OFFSET + i), a timer-driven flow's phase (FRESH + i), a burst's
+    # service time (SLOT + i) and its order among arrivals at one instant (TIE + i).
+    OFFSET, FRESH, SLOT, TIE = 1 << 31, 1 << 30, 1 << 29, 3 << 29
 
     def __init__(self, scenarios, draws, ecn):
         super().__init__(scenarios, draws, ecn)
+        self.scenarios = scenarios
+        n = scenarios[0].n_flows
         # Without an access link nothing sets how a flow's packets of a step
         # reach the queue (as their ACKs came, spread as those were): there
         # every train counts as filling the step, the uniform spread (a
         # vanishing rate: any packet fills it, a flow without one stays empty).
         rate = [units.capacity(s.flow_access_rate, s.packet_size) if math.isfinite(s.flow_access_rate) else 1e-250
                 for s in scenarios]
-        self.access = np.repeat([r * s.step for r, s in zip(rate, scenarios, strict=True)], scenarios[0].n_flows)
-        # The phase step between a train's packets: the access link's serialization time over the bottleneck's.
+        self.access = np.repeat([r * s.step for r, s in zip(rate, scenarios, strict=True)], n)
         self.phase_effect = scenarios[0].queue.phase_effect  # one value per batch (DropTail.batch_key)
-        self.slip = np.repeat([math.fmod(s.capacity / r, 1.0) if math.isfinite(s.flow_access_rate) else 0.0
-                               for r, s in zip(rate, scenarios, strict=True)], scenarios[0].n_flows)
+        # A burst's packets: the access link's serialization time apart, in bottleneck service times.
+        self.spacing = np.repeat([s.capacity / r if math.isfinite(s.flow_access_rate) else 0.0
+                                  for r, s in zip(rate, scenarios, strict=True)], n)
+        self.burst = np.concatenate([s.per_flow(lambda p: 2.0 if p.delayed_ack else 1.0) for s in scenarios])
+
+    def round_trips(self, prop):
+        if not self.phase_effect:
+            return
+        n, dt = self.scenarios[0].n_flows, self.scenarios[0].step
+        capacity = np.repeat([s.capacity for s in self.scenarios], n)
+        # Each flow's ACK clock brings its packets a fixed time after a departure:
+        # its propagation round trip plus the serialization of the packet and its
+        # ACK on each link, a part the scenario does not hold and that shifts every
+        # flow alike: one uniform draw per run.
+        shift = np.repeat([g.random() for g in self.draws.generators(site.PHASE)], n)
+        self.phase = np.mod(prop * capacity + shift, 1.0)
+        # A packet of a flow none of whose packets got through within its longest
+        # round trip (its buffer full) was not released by an ACK.
+        longest = prop + np.repeat([float(s.limit) / s.capacity for s in self.scenarios], n)
+        self.horizon = longest / dt + 1.0
+        self.heard = np.full(prop.size, -np.inf)
+
+    def decide(self, step):
+        self.k = step.k
+        return super().decide(step)
+
+    def served(self, arr, load, q):
+        if self.phase_effect:
+            self.heard[arr > 0] = self.k
 
     def victims(self, D, over, step, extra):
         if not over.any():
             return step.spread(step.arr, D, step.link)
         j = step.sending
         arrived = step.arr[j] if step.link is None else step.arr[j] - step.link[j]
-        weight = None
         if self.phase_effect:
-            serve = step.serve[0] if step.owner is None else step.serve[step.owner]
-            weight = slot_weights(step.phase[j], self.slip[j], arrived, serve, step.owner)
+            rest = D if step.link is None else D - step.link_total
+            lost = fifo_drops(*self._arrivals(step, j, arrived.astype(np.int64), rest))
+            return step.spread(step.arr, D, step.link, weight=np.where(lost, 1.0, FLOOR), per_packet=True)
+        weight = None
         if not (arrived >= self.access[j]).all():
             # (Where every train fills the step, the trains' weights are equal.)
             at = j + self.OFFSET if step.owner is None else j % step.n + self.OFFSET
             u = step.draws.uniform(site.DROP, at, step.owner)
-            trains = overflow_weights(arrived, j, step.owner, self.size, step.q, step.serve, step.limit,
+            weight = overflow_weights(arrived, j, step.owner, self.size, step.q, step.serve, step.limit,
                                       self.access[j], u)
-            weight = trains if weight is None else weight * trains
         # (No weight at all: the uniform spread.)
         return step.spread(step.arr, D, step.link, weight=weight)
+
+    def _slots(self, step, s, place, within, burst, count, tot, departures):
+        """The service time of the step each packet's burst comes in: each flow's bursts evenly over the step.
+
+        ACK-clocked packets come as the departures that clocked them went, a
+        round trip before, and a flow's departures were at least a service
+        time apart: its bursts come spread over the step as those were, not
+        at random (so a flow meets its own packets only where its access link
+        is faster than the bottleneck).  Where they start within the step
+        nobody tracks: a uniform point per flow.  (All flows' bursts spread
+        together instead, in a random order, let a flow's bursts fall on each
+        other: the 10-flow run of ns-3's that has one flow escaping did not.)
+        """
+        owner = step.owner
+        nth = np.mod(within, burst)
+        start = nth == 0
+        lanes = None if owner is None else s[start]
+        # Per burst: its flow's bursts evenly over the step, from a uniform point per flow.
+        u = step.draws.uniform(site.DROP, (place - within)[start] + self.SLOT, lanes)
+        size = np.diff(np.append(start.nonzero()[0], place.size))
+        every = np.maximum(departures, 1)[s[start]] / np.ceil(count / burst)[start]  # service times per burst
+        return np.repeat(np.floor(((within - nth)[start] / burst[start] + u) * every), size)
+
+    def _arrivals(self, step, j, count, rest):
+        """The step's packets as ``fifo_drops`` takes them: times, scenarios, drops (``rest``), departures, ties."""
+        owner = step.owner
+        whose = np.repeat(np.arange(j.size), count)
+        s = np.zeros(whose.size, dtype=np.int64) if owner is None else owner[whose]
+        tot = np.bincount(s, minlength=self.size)
+        place = np.arange(whose.size) - (tot.cumsum() - tot)[s]  # each packet's place in its scenario
+        flow = j[whose]
+        within = np.arange(whose.size) - (count.cumsum() - count)[whose]  # its place among its flow's
+        nth = np.mod(within, self.burst[flow])  # its place in its burst
+        lanes = None if owner is None else s
+        # The departures of the step: the whole service times in [k serve, (k + 1) serve).
+        start = np.ceil(step.k * step.serve)
+        departures = (np.ceil((step.k + 1) * step.serve) - start).astype(np.int64)
+        slot = self._slots(step, s, place, within, self.burst[flow], count[whose], tot, departures)
+        phase = self.phase[flow]
+        timed = step.k - self.heard[flow] > self.horizon[flow]
+        if timed.any():  # released by a timer: a phase of its own, the same for the step's packets of its flow
+            at = (flow[timed] % step.n) + self.FRESH
+            phase = phase.copy()
+            phase[timed] = step.draws.uniform(site.DROP, at, None if owner is None else s[timed])
+        # (Past the step's last departure a packet meets the next step's: the step's pattern, wrapped around.)
+        time = np.mod(slot + phase + nth * self.spacing[flow], np.maximum(departures, 1)[s])
+        tie = step.draws.uniform(site.DROP, place + self.TIE, lanes)
+        return time, (None if owner is None else s), rest, departures, tie
 
 
 class _SharedQueue:

@@ -84,7 +84,10 @@ class DropTail(Result):
         the same flows lose round trip after round trip and one flow may
         escape to its access rate (Floyd & Jacobson 1992, "On traffic phase
         effects in packet-switched gateways"; ns-2/ns-3 dumbbells show it).
-        Switch it off (False) for a bottleneck whose service or arrivals
+        An overflowing step is then resolved packet by packet, its arrivals
+        at their flows' phases (``drops.fifo_drops``); a packet no ACK
+        released (a time-out's retransmission) comes at a phase of its own,
+        so no flow is locked out for good.  Switch it off (False) for a bottleneck whose service or arrivals
         jitter, as real routers and hosts do, which removes the effect: the
         overflow then falls on the trains without regard to phase.
 
