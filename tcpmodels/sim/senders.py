@@ -154,7 +154,7 @@ class Sender:
         if not j.size:
             return
         a = acks[j]
-        sends = self._prr_sends(j, a, np.zeros(j.size), 0.0, np.minimum(a, 1.0))
+        sends = self._prr_sends(j, a)  # (one ACK each: the rule as RFC 6937 writes it)
         several = (a > 1.0).nonzero()[0]
         if several.size:
             # One ACK at a time (RFC 6937: "on every ACK"): what the earlier ones let
@@ -165,28 +165,32 @@ class Sender:
             # 500 packets) held two ACKs at the default step, 0.4 % at half of it,
             # and PRR let out 0.82 packets per ACK in recovery at the default step
             # against 0.87 at half of it (0.86 and 0.87 one ACK at a time).
-            js, aa, sent = j[several], a[several], sends[several]
-            sent = self._prr_sends(js, aa, np.zeros(js.size), aa - 1.0, np.ones(js.size))
+            js, aa = j[several], a[several]
+            sent = self._prr_sends(js, 1.0, 0.0, aa - 1.0)
             for i in range(1, int(np.ceil(aa.max()))):
-                sent = sent + self._prr_sends(js, aa, sent, np.maximum(aa - 1.0 - i, 0.0),
-                                              np.clip(aa - i, 0.0, 1.0))
+                data = np.clip(aa - i, 0.0, 1.0)  # (0 for flows whose ACKs are all taken)
+                sent = sent + self._prr_sends(js, data, sent, np.maximum(aa - 1.0 - i, 0.0)) * (data > 0.0)
             sends[several] = sent
         # (np.minimum and np.maximum: np.clip's wrapper costs several times more on these small arrays)
         f.cwnd[j] = np.minimum(np.maximum(f.inflight[j] + sends, 1.0), f.max_window[j])
 
-    def _prr_sends(self, j, acks, sent, later, data):
-        """PRR's sndcnt (at least 0) on one ACK of flows ``j``, which bring ``acks`` this step.
+    def _prr_sends(self, j, data, sent=None, later=None):
+        """PRR's sndcnt (at least 0) on one ACK of flows ``j`` that delivers ``data`` packets (DeliveredData).
 
         ``sent``: what the step's earlier ACKs let out already; ``later``: the
-        ACKs of the step still to come after this one; ``data``: the packets
-        this ACK delivers (DeliveredData).
+        packets the step's ACKs after this one deliver (None: none).
         """
         f = self.f
-        delivered = np.maximum(f.acked[j] - later - f.prr_acked0[j], 0.0)
+        delivered = f.acked[j] - f.prr_acked0[j]
+        out = f.sent[j] - f.prr_sent0[j]
+        pipe, ssthresh = f.inflight[j], f.ssthresh[j]
+        if later is not None:
+            delivered = delivered - later
+            out = out + sent
+            pipe = pipe + later + sent
+        delivered = np.maximum(delivered, 0.0)
         if self.prr_bonus is not None:
             delivered += np.minimum(delivered, np.ceil(f.recover_fs[j] / 2)) * self.prr_bonus[j]
-        out = f.sent[j] - f.prr_sent0[j] + sent
-        pipe, ssthresh = f.inflight[j] + later + sent, f.ssthresh[j]
         sndcnt = np.where(pipe > ssthresh, np.ceil(delivered * ssthresh / f.recover_fs[j]) - out,
                           np.minimum(ssthresh - pipe, np.maximum(delivered - out, data)))
         return np.maximum(sndcnt, 0.0)
