@@ -130,6 +130,47 @@ def test_prr_as_ns3_3_44_counts_duplicate_acks_twice():
     assert f.inflight[0] == 14
 
 
+def _small_recovery(recovery, per_step, acks=4):
+    """A flow with a window of 6 loses one and takes ``acks`` ACKs, ``per_step`` a step: what each step lets out.
+
+    Counted as ``_one_recovery`` counts them: FlightSize 6, the three
+    duplicate ACKs in (one new packet out), the pipe 4, ssthresh 2, RecoverFS 2.
+    """
+    s = sim.Scenario(n_flows=1, bandwidth=10e6, rtt=0.1, queue=sim.DropTail(buffer=100),
+                     sender=sim.NewReno(sack=True, recovery=recovery), duration=1.0, warmup=0.0)
+    e = _Engine([s], False)
+    f, sender, j = e.flows, e.sender, np.array([0])
+    f.cwnd[0], f.ack_mark[0], f.acked[0], f.inflight[0], f.sent[0] = 6.0, 100.0, 103.0, 4.0, 107.0
+    f.ssthresh[0] = sender.reduced_on_loss(j)[0]
+    sender.fast_retransmit(j, np.array([1.0]), f.ssthresh[j], 0.0)
+    sent = []
+    for _ in range(acks // per_step):
+        sender.on_acks(np.array([float(per_step)]), True)
+        room = max(np.floor(f.cwnd[0]) - f.inflight[0], 0.0)
+        f.inflight[0] += room
+        f.sent[0] += room
+        sent.append(int(room))
+    return sent
+
+
+def test_prr_takes_a_steps_acks_one_at_a_time():
+    # RFC 6937 acts on every ACK: a step that brings two ACKs of a flow lets out
+    # what they would one after the other.  Taken as one, they drain the pipe
+    # below ssthresh at once, and the reduction bound holds back what the first
+    # would have sent: ns-3 3.44's variant, window 6, sends one packet on each of
+    # four ACKs (hand-checked, the first: prr_delivered 2 from the third duplicate
+    # ACK on, 3 with 3.44's extra packet, prr_out 2 with the retransmission:
+    # ceil(3 x 2 / 2) - 2 = 1, the pipe 3 staying above ssthresh 2), 4 in all; two a step, as
+    # one, 0 + 2 (the first step's pipe 2 <= ssthresh: min(2 - 2, ...) = 0).  The
+    # engine's default step put two ACKs of a flow in 11 % of its recovery steps
+    # at 200 drop-tail flows (0.4 % at half the step).
+    assert _small_recovery("prr-ns3.44", 1) == [1, 1, 1, 1]
+    assert _small_recovery("prr-ns3.44", 2) == [2, 2]
+    assert _small_recovery("prr-ns3.44", 4) == [4]
+    for per_step in (2, 4):  # RFC 6937's PRR: the same either way here, as it should be
+        assert sum(_small_recovery("prr", per_step)) == sum(_small_recovery("prr", 1)) == 2
+
+
 def test_recovery_end_sets_the_window_to_ssthresh():
     # ns-3's ExitRecovery: cwnd = ssthresh, whatever PRR left in flight (the
     # ns-3 3.44 variant ends with 14 in flight, so the flow waits for 5 ACKs).

@@ -34,7 +34,8 @@ time the queue takes to drain where that is shorter, unless chosen; see
   times out if none is left to come.  Lost retransmissions also end in a
   time-out.  With SACK, fast recovery lets the reduced window out by
   Proportional Rate Reduction (RFC 6937, ns-3's and Linux's default): one
-  packet per two ACKed over the round trip.  No closed-form loss, window or
+  packet per two ACKed over the round trip, on each ACK in turn where a step
+  brings a flow several.  No closed-form loss, window or
   time-out law is used.
 * Queues: drop-tail and RED drop arrivals; random drop and CHOKe remove
   queued packets too (the flows' shares of the queue are tracked, a victim's

@@ -143,6 +143,8 @@ class Sender:
         RFC 6937 3.1's limit as ns-3 and RFC 9937 floor it), up to ssthresh.
         (ns-3 adds a packet, the slow-start bound, only on an ACK that
         cumulatively covers a retransmission, which here ends the recovery.)
+        PRR acts on each ACK: a flow with several ACKs in the step has them
+        taken one after another (``_prr_sends``), not as one.
         """
         f, rec = self.f, self._recovering
         np.equal(f.state, RECOVERY, out=rec)
@@ -151,15 +153,47 @@ class Sender:
         j = rec.nonzero()[0]
         if not j.size:
             return
-        delivered = np.maximum(f.acked[j] - f.prr_acked0[j], 0.0)
-        if self.prr_bonus is not None:
-            delivered += np.minimum(delivered, np.ceil(f.recover_fs[j] / 2)) * self.prr_bonus[j]
+        a = acks[j]
+        sends = self._prr_sends(j, a)  # (one ACK each: the rule as RFC 6937 writes it)
+        several = (a > 1.0).nonzero()[0]
+        if several.size:
+            # One ACK at a time (RFC 6937: "on every ACK"): what the earlier ones let
+            # out is in the pipe and in prr_out when the later ones come.  Taken as
+            # one, a step's ACKs that drain the pipe below ssthresh at once would
+            # fall under the conservative bound where one at a time they do not:
+            # measured, 11 % of the recovery steps of 200 drop-tail flows (10 ms,
+            # 500 packets) held two ACKs at the default step, 0.4 % at half of it,
+            # and PRR let out 0.82 packets per ACK in recovery at the default step
+            # against 0.87 at half of it (0.86 and 0.87 one ACK at a time).
+            js, aa = j[several], a[several]
+            sent = self._prr_sends(js, 1.0, 0.0, aa - 1.0)
+            for i in range(1, int(np.ceil(aa.max()))):
+                data = np.clip(aa - i, 0.0, 1.0)  # (0 for flows whose ACKs are all taken)
+                sent = sent + self._prr_sends(js, data, sent, np.maximum(aa - 1.0 - i, 0.0)) * (data > 0.0)
+            sends[several] = sent
+        # (np.minimum and np.maximum: np.clip's wrapper costs several times more on these small arrays)
+        f.cwnd[j] = np.minimum(np.maximum(f.inflight[j] + sends, 1.0), f.max_window[j])
+
+    def _prr_sends(self, j, data, sent=None, later=None):
+        """PRR's sndcnt (at least 0) on one ACK of flows ``j`` that delivers ``data`` packets (DeliveredData).
+
+        ``sent``: what the step's earlier ACKs let out already; ``later``: the
+        packets the step's ACKs after this one deliver (None: none).
+        """
+        f = self.f
+        delivered = f.acked[j] - f.prr_acked0[j]
         out = f.sent[j] - f.prr_sent0[j]
         pipe, ssthresh = f.inflight[j], f.ssthresh[j]
+        if later is not None:
+            delivered = delivered - later
+            out = out + sent
+            pipe = pipe + later + sent
+        delivered = np.maximum(delivered, 0.0)
+        if self.prr_bonus is not None:
+            delivered += np.minimum(delivered, np.ceil(f.recover_fs[j] / 2)) * self.prr_bonus[j]
         sndcnt = np.where(pipe > ssthresh, np.ceil(delivered * ssthresh / f.recover_fs[j]) - out,
-                          np.minimum(ssthresh - pipe, np.maximum(delivered - out, acks[j])))
-        # (np.minimum and np.maximum: np.clip's wrapper costs several times more on these small arrays)
-        f.cwnd[j] = np.minimum(np.maximum(pipe + np.maximum(sndcnt, 0.0), 1.0), f.max_window[j])
+                          np.minimum(ssthresh - pipe, np.maximum(delivered - out, data)))
+        return np.maximum(sndcnt, 0.0)
 
     def reduced(self, j):
         """The window after a congestion signal: FlightSize / 2 (the window was full), at least 2."""
