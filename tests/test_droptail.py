@@ -505,7 +505,8 @@ def test_p3_against_the_simulator_on_longer_and_faster_links():
     # Now (bb89f7d: the phase effect resolved packet by packet, PRR on each ACK of a step in turn), P3
     # of the seventh pass: -1 -5 -0 +10, +2 -7 -1 +13, +11 -1 -3 +0, -0 -7 -8 +3 %, queue -3 ... +8 %
     # (+11 ... +24 % behind the 250 packets); P3-poisson (k = 1.27) -24 -16 -3 +13, -23 -21 -6 +14, -19
-    # -21 -12 -3, -26 -23 -14 +2 %; P1 up to +768 %.  One flow escapes in most of these runs, as in ns-3
+    # -21 -12 -3, -26 -23 -14 +2 %; P1 +2 ... +768 %; against RFC 6937's PRR P3 +6 +7 +15 +24, +8 +10
+    # +11 +28, +26 +8 +6 +22, +9 +5 +4 +25 %.  One flow escapes in most of these runs, as in ns-3
     # (the simulator's Jain index 0.44-0.91, the top flow's share 5-18 %; at 200 flows 5 %, the access
     # link's ten times the fair share).
     # Before the duplicate ACKs were counted (bc21a83, RFC 6937's PRR): -16 -6 -3 -15,
