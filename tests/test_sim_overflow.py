@@ -111,8 +111,11 @@ def test_drops_per_event_at_the_default_step_near_the_fine_step_limit():
     # 1.40, 1.38, 1.40, loss -4.7 % (ns-3 3.44's PRR: 1.47, 1.43, 1.49; -4.4 %);
     # and with a receiver that got nothing of a step holding its ACK: 1.38,
     # 1.40, 1.40, loss -6.7 % (ns-3 3.44's PRR: 1.44, 1.46, 1.49; -3.4 %);
-    # and with drop-tail's phase effect (the final code): 1.42, 1.41, 1.44,
-    # loss -7.2 % (ns-3 3.44's PRR: 1.46, 1.46, 1.54; -8.1 %).
+    # and with drop-tail's phase effect by the rank rule (4e3ebb8): 1.42, 1.41,
+    # 1.44, loss -7.2 % (ns-3 3.44's PRR: 1.46, 1.46, 1.54; -8.1 %); with it
+    # resolved packet by packet and PRR on each ACK of a step in turn (bb89f7d,
+    # the 8 seeds): 1.39, 1.39, 1.44, loss -7.0 % (ns-3 3.44's PRR: 1.42, 1.45,
+    # 1.61; -12.9 %).
     s = sim.Scenario(n_flows=20, bandwidth=20e6, rtt=0.2, rtt_spread=0.1, packet_size=576,
                      queue=sim.DropTail(buffer=434), sender=sim.NewReno(sack=True), access_rate=1e7,
                      duration=200.0, warmup=20.0)

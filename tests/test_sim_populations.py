@@ -28,11 +28,12 @@ def test_mixed_population_gives_results_per_group():
     assert sack.goodput == pytest.approx(r.goodput[:10].mean())
     assert tahoe.window == pytest.approx(r.flow_window[10:].mean())
     # One loss law at the queue, two recoveries: SACK repairs without the time-outs
-    # Tahoe takes on a second loss in a window (measured 0.0012 against 0.011 per packet; 0.0004
-    # against 0.011 before drop-tail's phase effect, a6da10c; 0.0004 against 0.012 at 8da7df5;
-    # 0.001 against 0.011 before the receivers ACKed out-of-order data at once, 0.003 against
-    # 0.012 before the duplicate ACKs were counted as they come; 2x leaves room for seeds), and
-    # so takes more of the link (goodput 51.3 against 27.2 packets/s per flow).
+    # Tahoe takes on a second loss in a window (measured on bb89f7d 0.0017 against 0.0108 per
+    # packet; 0.0012 against 0.011 with the rank rule's phase effect, 4e3ebb8; 0.0004 against 0.011
+    # before drop-tail's phase effect, a6da10c; 0.0004 against 0.012 at 8da7df5; 0.001 against
+    # 0.011 before the receivers ACKed out-of-order data at once, 0.003 against 0.012 before the
+    # duplicate ACKs were counted as they come; 2x leaves room for seeds), and so takes more of
+    # the link (goodput 39.9 against 33.3 packets/s per flow; 51.3 against 27.2 at 4e3ebb8).
     assert sack.timeouts_per_packet * 2 < tahoe.timeouts_per_packet
     assert sack.goodput > tahoe.goodput
     packets = sum(g.loss_rate * r.flow_packets[g.flows].sum() for g in r.groups)
@@ -44,8 +45,9 @@ def test_same_variant_with_other_flags_is_its_own_group():
     r = sim.simulate(s, check=True)
     # go-back-N repairs further losses of a window by slow start: fewer time-outs (Tahoe's doc: 1.2-4.2x).
     # Per flow, the groups' medians: drop-tail's phase effect lets one flow escape with a third of
-    # the link and few time-outs, and its group's pooled rate would follow it (medians measured
-    # 0.0208 against 0.0108, seeds 1-7 1.3-2.5x; 7 of seeds 0-7 hold, as on the rank rule before).
+    # the link and few time-outs, and its group's pooled rate would follow it (medians measured on
+    # bb89f7d 0.0208 against 0.0108, seeds 1-6 1.3-2.5x, seed 7 0.8x: 7 of seeds 0-7 hold, as on
+    # the rank rule before).
     per = r.flow_timeouts / r.flow_packets
     assert np.median(per[r.groups[1].flows]) < np.median(per[r.groups[0].flows])
 
@@ -63,10 +65,11 @@ def test_mixed_batches_follow_their_members():
 def test_explicit_rtts_are_used_as_given(rtt):
     # Without drop-tail's phase effect: the flows of a group share their RTT and so their
     # phase in the packet service time, and with it a whole group wins or loses the full
-    # buffer's places; measured with it (seeds 0-3, packets/s per flow of the 20, 50 and
-    # 100 ms groups): 28.8/58.8/20.9, 79.0/19.0/10.6, 40.3/20.8/47.4, 29.2/64.2/15.2, i.e.
-    # the phase decides each run (Floyd & Jacobson 1992) and the 1/RTT bias shows only in
-    # the mean (44.3 > 40.7 > 23.5).  The bias is what this test checks.
+    # buffer's places; measured with it (bb89f7d, seeds 0-3, packets/s per flow of the 20, 50
+    # and 100 ms groups): 23.0/71.4/14.1, 86.8/12.7/9.0, 34.2/14.6/59.7, 20.1/71.2/17.2, i.e.
+    # the phase decides each run (Floyd & Jacobson 1992) and even the mean misses the 1/RTT
+    # bias (41.0 < 42.5 > 25.0; the rank rule, 4e3ebb8: 44.3 > 40.7 > 23.5).  The bias is
+    # what this test checks.
     queue = sim.DropTail(buffer=40, phase_effect=False)
     s = sim.Scenario(**{**BASE, "rtt": rtt, "queue": queue}, senders=[(10, sim.NewReno())] * 3)
     # The step: half the smallest RTT, or less where the 40-packet buffer drains faster (Scenario.step).
