@@ -134,13 +134,15 @@ def _eq(n_flows, policy):
 
 @pytest.mark.parametrize("n_flows", DT_FLOWS)
 def test_droptail_loss_within_factor_2_of_eq_5_6(overflow_runs, n_flows):
-    # Measured sim / Eq. 5.6: 1.66, 1.20, 0.91, 0.75, 0.67 (overflow drops
-    # several packets per event, pushing few flows above the formula; at large
-    # N time-outs pull it below, as the thesis says).  "We expect the router's
-    # queue to be mostly full" (section 5.2, Fig. 5.5): measured 413-433 of
-    # 500 packets; asserted above three quarters of the buffer.  (Before
-    # drop-tail's phase effect, a6da10c: 1.50, 1.20, 0.87, 0.74, 0.65; queue
-    # 383-423.)
+    # Measured sim / Eq. 5.6 on bb89f7d (the phase effect resolved packet by
+    # packet): 1.77, 1.23, 0.94, 0.80, 0.66 (overflow drops several packets
+    # per event, pushing few flows above the formula; at large N time-outs
+    # pull it below, as the thesis says).  "We expect the router's queue to
+    # be mostly full" (section 5.2, Fig. 5.5): measured 409-426 of 500
+    # packets; asserted above three quarters of the buffer.  (4e3ebb8, the
+    # phase effect as a rank rule: 1.66, 1.20, 0.91, 0.75, 0.67, queue
+    # 413-433; before drop-tail's phase effect, a6da10c: 1.50, 1.20, 0.87,
+    # 0.74, 0.65; queue 383-423.)
     r = overflow_runs["DropTail", n_flows]
     assert 0.5 <= r.loss_rate / _eq(n_flows, "droptail") <= 2.0
     assert r.utilization > 0.99 and r.queue > 0.75 * 500
@@ -150,18 +152,20 @@ def test_droptail_loss_within_factor_2_of_eq_5_6(overflow_runs, n_flows):
 def test_random_drop_loses_less_than_droptail_and_follows_eq_5_7(overflow_runs, n_flows):
     # Eq. 5.7 vs 5.6 and Fig. 5.7: dropping from the middle of the queue tells
     # flows half a window earlier, so the loss is lower and (Fig. 5.5) the
-    # queue longer.  Measured sim / Eq. 5.7: 1.21, 0.97, 0.80, 0.71, 0.70;
-    # random drop / drop-tail loss 0.70-0.84 (0.75-0.87 before drop-tail's
-    # phase effect, a6da10c).  And Fig. 5.6: drop-tail, which concentrates
-    # each loss episode on a few flows, spends more time in time-out (measured
-    # 0.05-0.21 against random drop's 0.03-0.12; before, 0.04-0.17).
-    # Queues, random drop against drop-tail: 412/414, 420/415, 438/416,
-    # 452/433, 452/425 at 20 ... 150 flows.  At 20 flows they tie: the phase
-    # effect lets one drop-tail flow escape to its 64 KB window, which keeps
-    # its queue ~25 packets higher: over seeds 0-4 (0 is this test's)
-    # drop-tail 407-414 with Jain index 0.47-0.48, random drop 407-413
-    # (without the phase effect drop-tail 383-394, Jain 0.95-0.98).  There
-    # the relation is held to a tie within 1 %, not asserted strictly.
+    # queue longer.  Measured on bb89f7d, sim / Eq. 5.7: 1.21, 0.97, 0.80,
+    # 0.71, 0.70; random drop / drop-tail loss 0.66-0.85 (4e3ebb8 0.70-0.84;
+    # 0.75-0.87 before drop-tail's phase effect, a6da10c).  And Fig. 5.6:
+    # drop-tail, which concentrates each loss episode on a few flows, spends
+    # more time in time-out (measured 0.06-0.21 against random drop's
+    # 0.03-0.12; 4e3ebb8 0.05-0.21; before, 0.04-0.17).  Queues, random drop
+    # against drop-tail: 412/413, 420/409, 438/419, 452/426, 452/425 at 20
+    # ... 150 flows (4e3ebb8: 412/414, 420/415, 438/416, 452/433, 452/425).
+    # At 20 flows they tie: the phase effect lets one drop-tail flow escape
+    # to its 64 KB window, which keeps its queue ~25 packets higher: at
+    # 4e3ebb8 over seeds 0-4 (0 is this test's) drop-tail 407-414 with Jain
+    # index 0.47-0.48, random drop 407-413 (without the phase effect
+    # drop-tail 383-394, Jain 0.95-0.98).  There the relation is held to a
+    # tie within 1 %, not asserted strictly.
     rd, dt = overflow_runs["RandomDrop", n_flows], overflow_runs["DropTail", n_flows]
     assert rd.loss_rate < dt.loss_rate
     assert rd.queue > (0.99 if n_flows == 20 else 1.0) * dt.queue
