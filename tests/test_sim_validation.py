@@ -352,7 +352,7 @@ def ns3_runs():
 # noise, the same flows losing in both halves of a run, and one flow per run
 # escapes to its access rate), where the simulator's overflow fell on its
 # flows alike (helper mechb's traces, issue 12).  With the phase effect
-# (the final code, 100 s, seeds 1-2 against the replica's 3 seeds): with
+# (a rank rule, 4e3ebb8, 100 s, seeds 1-2 against the replica's 3 seeds): with
 # 3.44's PRR loss -7, -2, -7, -2 % at 40, 100, 150, 200 flows (before: -14,
 # -10, -10, -6 %), time-outs x1.17, x0.97, x0.99, x1.09 (x0.54-0.76),
 # recoveries 0.29-0.33 s, 1.51-1.68 drops per event, 4-18 % of the drops on
@@ -399,7 +399,7 @@ def ns3_runs():
 #   8 %, loss 1 %); ns-3 3.44's PRR, which lets more out early in recovery,
 #   closes most of that.
 # (Drop-tail at 200 flows sat at the goal's edge before, -21 %, with a bound
-# of 25 %; -4 % at a6da10c, +0 % now, and every row has the goal's 20 %.)
+# of 25 %; -4 % at a6da10c, +0 % at 4e3ebb8, +1 % on bb89f7d, and every row has the goal's 20 %.)
 # Drop-tail's lock-out, simulated by the phase effect: the reference's Jain
 # index of goodput on the drop-tail rows is 0.523/0.384/0.521/0.425 at
 # 20/40/100/200 flows, the simulator's 0.552/0.351/0.526/0.345 (seed 1, this
