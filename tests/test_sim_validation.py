@@ -352,7 +352,13 @@ def ns3_runs():
 # noise, the same flows losing in both halves of a run, and one flow per run
 # escapes to its access rate), where the simulator's overflow fell on its
 # flows alike (helper mechb's traces, issue 12).  With the phase effect
-# (a rank rule, 4e3ebb8, 100 s, seeds 1-2 against the replica's 3 seeds): with
+# resolved packet by packet (bb89f7d, PRR per ACK; 100 s, seeds 1-2 against
+# the replica's 3 seeds): with 3.44's PRR loss -6, -3, -4, -1 % at 40, 100,
+# 150, 200 flows, time-outs x1.06, x1.15, x1.29, x1.22, recoveries 0.29-0.33
+# s, 1.53-1.62 drops per event, 5-19 % of the drops on flows in recovery;
+# RFC 6937's PRR -7, -17, -9, -12 %, time-outs x0.75, x0.99, x0.89, x1.07,
+# 1.40-1.50 drops per event, 1.0-9.8 % of the drops on flows in recovery.
+# As a rank rule (4e3ebb8, the same runs): with
 # 3.44's PRR loss -7, -2, -7, -2 % at 40, 100, 150, 200 flows (before: -14,
 # -10, -10, -6 %), time-outs x1.17, x0.97, x0.99, x1.09 (x0.54-0.76),
 # recoveries 0.29-0.33 s, 1.51-1.68 drops per event, 4-18 % of the drops on
