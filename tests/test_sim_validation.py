@@ -637,6 +637,9 @@ def test_halving_the_step_moves_loss_and_queue_less_than_5_percent(step_study, k
     # +2.5 / -1.5, V3 -0.2 / +1.7, V4 -1.2 / -1.4, motion 10 Mbit/s -0.7 /
     # -2.3; RFC 6937's PRR (the default) +3.8 / -1.0, -0.2 / -1.2, -1.1 / +0.5,
     # +0.2 / +6.2 (V3's queue of 5.3 packets), -0.4 / +0.1, -0.7 / -2.4.
+    # Over 8 seeds at the default step, half and a quarter, ns-3 3.44's PRR:
+    # V1 loss -0.1 %, then +0.3 %; V2 +3.2 %, then -0.9 % (loss +21 %, +24 %
+    # at a quarter, against ns-3; utilization 0.931, 0.915, 0.913, ns-3 0.950).
     # Before PRR went per ACK (4e3ebb8), with the receivers' immediate ACK of
     # out-of-order data, the holes found one after another and a receiver that
     # got nothing of a step holding its ACK (4 seeds, half step against
