@@ -181,7 +181,7 @@ class _DropTail(_FIFO):
         # (No weight at all: the uniform spread.)
         return step.spread(step.arr, D, step.link, weight=weight)
 
-    def _slots(self, step, s, place, within, burst, count, tot, departures):
+    def _slots(self, step, s, place, within, burst, count, departures):
         """The service time of the step each packet's burst comes in: each flow's bursts evenly over the step.
 
         ACK-clocked packets come as the departures that clocked them went, a
@@ -217,7 +217,7 @@ class _DropTail(_FIFO):
         # The departures of the step: the whole service times in [k serve, (k + 1) serve).
         start = np.ceil(step.k * step.serve)
         departures = (np.ceil((step.k + 1) * step.serve) - start).astype(np.int64)
-        slot = self._slots(step, s, place, within, self.burst[flow], count[whose], tot, departures)
+        slot = self._slots(step, s, place, within, self.burst[flow], count[whose], departures)
         phase = self.phase[flow]
         timed = step.k - self.heard[flow] > self.horizon[flow]
         if timed.any():  # released by a timer: a phase of its own, the same for the step's packets of its flow
