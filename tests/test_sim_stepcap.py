@@ -88,8 +88,10 @@ def test_a_chosen_step_longer_than_a_flows_spacing_warns_of_time_outs_where_wind
                                               r"\(0.0184 s.*5.84 packets.*time-outs per packet will read low"):
         dataclasses.replace(s, time_step=0.02)
     dataclasses.replace(s, time_step=0.015)  # shorter than the spacing: no warning (errors here otherwise)
-    # Large windows: a coarse step (4 ms = RTT/2 with 26-packet windows) gets no time-out warning.
-    dataclasses.replace(ROWS["droptail500-N20"][0], time_step=0.008)
+    # Large windows: 8 ms, 3.5 times the spacing of 5 flows at 10 Mbit/s but with 104-packet windows, no warning.
+    few = ROWS["droptail500-N5"][0]
+    assert few.top_window > 100 and 0.008 > 3 * few.n_flows / few.capacity
+    dataclasses.replace(few, time_step=0.008)
 
 
 # Slow: with the cap, the default step's time-outs per packet come near a 3x finer step's, and its loss within

@@ -1259,10 +1259,9 @@ class Scenario(Result):
         per packet at its 20 ms step as at 1.5 ms, 1.01 at 4.6 ms, loss +1 %
         and +2 %; 60 flows, 80 ms, RED 100/800/0.1, windows of 7.9, 0.87 at a
         32 ms step, 2.3 packet spacings), so RED, its kin and FPQ are left
-        uncapped.  Never below a sixteenth
-        of the RTT: that bounds the cost at 8 times the RTT rule whatever the
-        link speed, and within a step the engine keeps the ACK clock's
-        spacing (see ``AckRing.insert``).
+        uncapped.  Never below a sixteenth of the RTT: that bounds the cost at
+        8 times the RTT rule whatever the link speed, and within a step the
+        engine keeps the ACK clock's spacing (see ``AckRing.insert``).
         """
         if self.time_step is not None:
             return self.time_step
