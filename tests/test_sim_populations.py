@@ -65,21 +65,24 @@ def test_mixed_batches_follow_their_members():
 def test_explicit_rtts_are_used_as_given(rtt):
     # Without drop-tail's phase effect: the flows of a group share their RTT and so their
     # phase in the packet service time, and with it a whole group wins or loses the full
-    # buffer's places; measured with it (bb89f7d, seeds 0-3, packets/s per flow of the 20, 50
-    # and 100 ms groups): 23.0/71.4/14.1, 86.8/12.7/9.0, 34.2/14.6/59.7, 20.1/71.2/17.2, i.e.
+    # buffer's places; measured with it (seeds 0-3, packets/s per flow of the 20, 50 and
+    # 100 ms groups): 20.3/72.2/16.0, 81.1/16.8/10.7, 34.8/14.3/59.4, 19.9/75.5/13.1, i.e.
     # the phase decides each run (Floyd & Jacobson 1992) and even the mean misses the 1/RTT
-    # bias (41.0 < 42.5 > 25.0; the rank rule, 4e3ebb8: 44.3 > 40.7 > 23.5).  The bias is
-    # what this test checks.
+    # bias (39.0 < 44.7 > 24.8; bb89f7d's step 9.2 ms: 41.0 < 42.5 > 25.0; the rank rule,
+    # 4e3ebb8: 44.3 > 40.7 > 23.5).  The bias is what this test checks.
     queue = sim.DropTail(buffer=40, phase_effect=False)
     s = sim.Scenario(**{**BASE, "rtt": rtt, "queue": queue}, senders=[(10, sim.NewReno())] * 3)
-    # The step: half the smallest RTT, or less where the 40-packet buffer drains faster (Scenario.step).
-    assert s.min_rtt == 0.02 and s.max_rtt == 0.1 and s.step == min(0.01, s.drain_time / 4)
+    # The step: half the smallest RTT, or less where the 40-packet buffer drains faster, and here, where a
+    # flow's window tops out at 3.4 packets, at most a quarter of a flow's packet spacing (Scenario.step).
+    assert s.min_rtt == 0.02 and s.max_rtt == 0.1 and s.top_window == pytest.approx(3.38, abs=0.01)
+    assert s.step == min(0.01, s.drain_time / 4, s.n_flows / (4 * s.capacity)) == pytest.approx(0.006912)
     runs = sim.simulate(s, seeds=range(4), check=True)
     assert all(np.array_equal(r.rtt, np.repeat([0.02, 0.05, 0.1], 10)) for r in runs)
     # Short RTTs take more of the link (TCP's 1/RTT bias, Morris 1999 sec. 2.1), on average over
-    # four seeds: one 30 s run can nearly tie two groups (measured, seeds 0-3: 43.6/39.8/25.1,
-    # 42.3/41.7/24.4, 50.7/34.2/23.7, 49.3/37.0/22.2; an earlier engine tied the 50 and 100 ms
-    # groups at seed 0, 28.1 and 28.2).
+    # four seeds: one 30 s run can tie or swap two groups (measured, seeds 0-3: 42.3/45.0/21.2,
+    # 57.0/32.6/18.9, 40.1/41.6/26.8, 54.3/32.0/22.1, mean 48.4/37.8/22.3; at bb89f7d's 9.2 ms step
+    # 43.6/39.8/25.1, 42.3/41.7/24.4, 50.7/34.2/23.7, 49.3/37.0/22.2; an earlier engine tied the 50
+    # and 100 ms groups at seed 0, 28.1 and 28.2).
     g = np.mean([[x.goodput for x in r.groups] for r in runs], axis=0)
     assert g[0] > g[1] > g[2]
 

@@ -32,6 +32,16 @@ FLOW_STEPS_PER_S = 1e7
 MAX_RING_BYTES = 2 ** 30
 # NewReno's fast recovery with SACK (NewReno.recovery).
 RECOVERIES = ("prr", "prr-ns3.44", "rfc6675")
+# A flow's window at the top of the queue's range [packets] below which the default step of a drop-tail or
+# random-drop queue is capped at a quarter of a flow's packet spacing (Scenario.step): halved by a loss, such a
+# window falls below 8 packets, where a further loss can leave too few duplicate ACKs and time-outs matter.
+# Measured (100 s, seeds 1-3): the top windows of the drop-tail set-ups whose time-outs depended on the step are
+# 5.2-10.8 packets (40-80 flows, 10-20 Mbit/s, 50-80 ms), those of the 10 ms reference rows at 20 flows or fewer
+# and of the few-flow case, where a finer step changed nothing beyond seed noise, 26-104: any threshold from
+# about 11 to 26 selects the same of these.  Not a sharp line: 30 flows, 20 Mbit/s, 50 ms, drop-tail 400 (top
+# 20.6, uncapped 20 ms step = 2.9 packet spacings) timed out 0-2.9e-6 per packet against 1.7-2.6e-5 at 2.5 ms
+# (loss -4 and -13 %, seeds 1-2), time-outs far below the 1e-3 where issue 12 compares them.
+SMALL_WINDOW = 16
 
 
 def _set(obj, name, value):
@@ -977,8 +987,8 @@ class Scenario(Result):
         independently of congestion [-].
     time_step : float or None
         Fixed step [s]; ``None`` chooses half the smallest propagation RTT, or
-        less where the queue drains faster (see ``step``).  Must not exceed
-        the smallest RTT.
+        less where the queue drains faster or a drop-tail queue's flows have
+        small windows (see ``step``).  Must not exceed the smallest RTT.
     trace : bool
         Record time series (queue, drop rate, windows of ``trace_flows`` flows).
     trace_interval : float
@@ -1141,6 +1151,17 @@ class Scenario(Result):
                           f"{self.limit}-packet buffer holds (it drains in {drain:.3g} s): the queue filling and "
                           f"draining within a step is not seen, so loss and queue will be off; use a step of at "
                           f"most {drain:.3g} s", TCPModelsWarning, stacklevel=4)
+        spacing = self.n_flows / self.capacity
+        if self.time_step is not None and dt > max(4 * self._spacing_cap, self._rule_step):
+            # Where Scenario.step's cap binds, at four times the cap (as the warning above is at four times
+            # drop-tail's queue rule): time-outs read 0.30-0.37 of ns-3's at 60 flows with a step of 1.25
+            # spacings and 0.50-0.56 at 80 flows with 0.78 spacings (905f7e2, 100 s, seeds 1-3).
+            warnings.warn(f"time_step: {dt:g} s is longer than a flow's packet spacing ({spacing:.3g} s: "
+                          f"{self.n_flows} flows share {self.capacity:.0f} packets/s) where a flow's window tops "
+                          f"out at {self.top_window:.3g} packets: an overflow's drops reach the flows that have just "
+                          f"retransmitted too rarely, so time-outs per packet will read low (a third to a half of "
+                          f"ns-3's, measured) and loss a few % low; the default step here is "
+                          f"{self._rule_step:.3g} s", TCPModelsWarning, stacklevel=4)
 
     def batch_key(self):
         """What two scenarios must share to run as one batch: shape, run length, code paths, traces."""
@@ -1199,6 +1220,16 @@ class Scenario(Result):
         return min(self.limit, top, reach) / self.capacity if reach > 0 else math.inf
 
     @property
+    def top_window(self):
+        """A flow's fair-share window with the queue at the top of its range [packets].
+
+        The capacity's share of one round trip plus a full ``drain_time``,
+        C (mean_rtt + drain_time) / n_flows, at most ``max_window`` (which it
+        is when the windows cannot fill the link).
+        """
+        return min(self.max_window, self.capacity * (self.mean_rtt + self.drain_time) / self.n_flows)
+
+    @property
     def step(self):
         """The time step the engine uses [s]: ``time_step``, or what the RTT and the queue's motion need.
 
@@ -1210,14 +1241,46 @@ class Scenario(Result):
         (measured: 20 drop-tail flows through half a BDP, 434 packets, moved
         their queue by 15 % from half to a quarter of the drain time and by
         2 % from a quarter to an eighth; RED from half to a quarter, at most
-        5 %).  Never below a sixteenth of the RTT: that bounds the cost at 8
-        times the RTT rule whatever the link speed, and within a step the
+        5 %).  Where the windows are small (``top_window`` below
+        ``SMALL_WINDOW``, 16 packets) and the queue drops by overflow
+        (drop-tail, random drop), at most a quarter of a flow's packet
+        spacing n_flows / C as well: a step longer than that spacing serves
+        the drops of an overflow too late for the flows that have just
+        retransmitted, which then lose their retransmissions too rarely and
+        time out too rarely (measured, 905f7e2, 100 s, seeds 1-3: 80 flows,
+        20 Mbit/s, 50 ms, drop-tail 250 time out 0.50-0.56 times as often per
+        packet as ns-3 at a 14.4 ms step, 0.73-0.85 at this rule's 4.6 ms; 60
+        flows, 20 Mbit/s, 80 ms, drop-tail 300 0.30-0.37 at 17.3 ms and
+        0.84-1.17 at 4 ms; 50 flows, 20 Mbit/s, 60 ms, drop-tail 200
+        0.34-0.42 at 11.5 ms and 0.64-0.84 at 3 ms; loss 2-6 % nearer ns-3).
+        RED's early drops, spread over the arrivals, do not hinge on the step
+        as an overflow's do (measured, seeds 1-2: 80 flows, 20 Mbit/s, 50 ms,
+        RED 5/250/0.1, windows under 6 packets, time out 1.06 times as often
+        per packet at its 20 ms step as at 1.5 ms, 1.01 at 4.6 ms, loss +1 %
+        and +2 %; 60 flows, 80 ms, RED 100/800/0.1, windows of 7.9, 0.87 at a
+        32 ms step, 2.3 packet spacings), so RED, its kin and FPQ are left
+        uncapped.  Never below a sixteenth of the RTT: that bounds the cost at
+        8 times the RTT rule whatever the link speed, and within a step the
         engine keeps the ACK clock's spacing (see ``AckRing.insert``).
         """
         if self.time_step is not None:
             return self.time_step
+        return self._rule_step
+
+    @property
+    def _rule_step(self):
+        # Scenario.step's rule, whatever time_step says.
         share = 0.5 if isinstance(self.queue, (RED, FPQ)) else 0.25
-        return min(self.min_rtt / 2, max(self.drain_time * share, self.min_rtt / 16))
+        return min(self.min_rtt / 2, max(self.drain_time * share, self.min_rtt / 16), self._spacing_cap)
+
+    @property
+    def _spacing_cap(self):
+        # A quarter of a flow's packet spacing where Scenario.step is capped (else inf): drop-tail and random
+        # drop queues (which drop by overflow) filled by windows that top out below SMALL_WINDOW.
+        overflow = not isinstance(self.queue, (RED, FPQ))
+        if overflow and self.top_window < SMALL_WINDOW and math.isfinite(self.drain_time):
+            return max(self.n_flows / (4 * self.capacity), self.min_rtt / 16)
+        return math.inf
 
     @property
     def flow_access_rate(self):
