@@ -32,6 +32,8 @@ FLOW_STEPS_PER_S = 1e7
 MAX_RING_BYTES = 2 ** 30
 # NewReno's fast recovery with SACK (NewReno.recovery).
 RECOVERIES = ("prr", "prr-ns3.44", "rfc6675")
+# An ACK on the wire: TCP and IP headers without options [bytes] (RFC 879).
+ACK_BYTES = 40
 
 
 def _set(obj, name, value):
@@ -939,7 +941,9 @@ class Scenario(Result):
     rtt : float or sequence of float
         Mean round-trip propagation time [s], spread by ``rtt_spread``; or
         each flow's (one per flow) or each sender group's (one per group of
-        ``senders``) propagation RTT [s], used as given.
+        ``senders``) propagation RTT [s], used as given.  Each round trip also
+        holds the time to send a packet and its ACK on the links
+        (``serialization``).
     packet_size : float
         Packet size [bytes] (576).
     queue : DropTail, RandomDrop, RED, REDI, CHOKe, FPQ or str
@@ -1218,6 +1222,16 @@ class Scenario(Result):
             return self.time_step
         share = 0.5 if isinstance(self.queue, (RED, FPQ)) else 0.25
         return min(self.min_rtt / 2, max(self.drain_time * share, self.min_rtt / 16))
+
+    @property
+    def serialization(self):
+        """Time a data packet and its ACK take to be sent on the access link and the bottleneck [s].
+
+        Part of every round trip beside the propagation (``rtt``): 4.6 ms for a
+        576-byte packet on a 1 Mbit/s access link.  The ACK is a 40-byte header.
+        """
+        per_byte = 8 / self.bandwidth + (8 / self.flow_access_rate if math.isfinite(self.flow_access_rate) else 0.0)
+        return (self.packet_size + ACK_BYTES) * per_byte
 
     @property
     def flow_access_rate(self):
