@@ -146,14 +146,15 @@ def test_ce_on_a_small_window_raises_the_sdc_delay_and_keeps_the_window():
     f = e.flows
     f.cwnd[0] = 4.0
     echo(e, j, acks=1, marked=1)
-    # variants.sdc_delay on CE: d' = 2 (RTT + d) - RTT = RTT = 0.1 s from d = 0.
-    assert e.sender.delay[0] == pytest.approx(0.1)
-    assert e.sender.hold[0] == pytest.approx(0.1 / e.dt)
+    rtt = float(f.prop[0])  # the unloaded round trip: 0.1 s and the serialization (0.5 ms)
+    # variants.sdc_delay on CE: d' = 2 (RTT + d) - RTT = RTT from d = 0.
+    assert e.sender.delay[0] == pytest.approx(rtt)
+    assert e.sender.hold[0] == pytest.approx(rtt / e.dt)
     assert f.cwnd[0] == 4.5  # the ACK's slow-start growth (ssthresh 50), no halving
-    # A round trip (0.1 s + the 0.1 s delay) without CE: d - (RTT + d) / (w + 1).
+    # A round trip (RTT + the delay) without CE: d - (RTT + d) / (w + 1).
     w = float(f.cwnd[0])
     e.sender.on_echoes(1.21, 1.2)
-    assert e.sender.delay[0] == pytest.approx(0.1 - 0.2 / (w + 1))
+    assert e.sender.delay[0] == pytest.approx(rtt - 2 * rtt / (w + 1))
 
 
 def test_above_eight_packets_sdc_halves_like_newreno_with_ecn():
@@ -220,7 +221,7 @@ def test_rdc_keeps_ce_at_the_receiver_for_small_flights_and_raises_its_ack_delay
     e.sender.on_echoes(1.04, 1.03)  # the receiver sees it half an RTT (0.05 s) after the mark
     assert e.sender.delay[0] == 0.0
     e.sender.on_echoes(1.06, 1.05)
-    assert e.sender.delay[0] == pytest.approx(0.1) and f.cwnd[0] == 4.0
+    assert e.sender.delay[0] == pytest.approx(f.prop[0]) and f.cwnd[0] == 4.0  # the unloaded RTT
     # A large flight is echoed, and the sender halves.
     f.cwnd[0] = f.inflight[0] = 40.0
     e.sender.on_marks(j, 2.0, np.array([1.0]))

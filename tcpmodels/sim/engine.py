@@ -13,9 +13,11 @@ time the queue takes to drain where that is shorter, unless chosen; see
   in proportion to what it sent.  A drop-tail buffer behind access links
   overflows instead on the packets that meet it full: each flow's packets
   of the step arrive as a train at its access rate (``drops.py``).
-* A surviving packet's ACK returns after its propagation RTT plus the queueing
-  delay it met, stored in a ring buffer of future steps: a step's packets
-  leave the bottleneck spread over the step, so their ACKs are split between
+* A surviving packet's ACK returns after its propagation RTT, the time the
+  packet and its ACK take to be sent on the access link and the bottleneck
+  (``Scenario.serialization``) and the queueing delay it met, stored in a
+  ring buffer of future steps: a step's packets leave the bottleneck spread
+  over the step, so their ACKs are split between
   the two steps around that delay in proportion (RTTs stay unbiased and the
   ACK clock keeps its spacing however coarse the step); a step's survivors
   that outnumber its service leave, in FIFO order, over their longer service
@@ -161,7 +163,11 @@ class _Engine:
         self.capacity = np.array([s.capacity for s in scenarios])
         self.serve = self.capacity * dt  # packets served per step
         self.limit = np.array([float(s.limit) for s in scenarios])
-        prop = self._propagation(scenarios, draws.per_flow(site.START))
+        propagation = self._propagation(scenarios, draws.per_flow(site.START))
+        # The unloaded round trip also holds the time to put a packet on its access link
+        # and on the bottleneck, and its ACK on both (without a queue it is the whole delay
+        # beyond the propagation: ns-3 and the real links add it to every round trip).
+        prop = propagation + col([s.serialization for s in scenarios])
         self.workload = make_workload(scenarios, col([s.start_spread for s in scenarios]))
         start = self.workload.start_times(draws.per_flow(site.START))
         self.prop_steps = prop / dt
@@ -169,7 +175,7 @@ class _Engine:
         self.lossy = bool((self.link_loss > 0).any())
         max_window = np.concatenate([s.per_flow(s.window_cap) for s in scenarios])
         real = state_dtype(S * n, max_window.max(), first.duration, prop.min())
-        self.flows = Flows(n, prop, self.capacity, max_window, start, real)
+        self.flows = Flows(n, prop, self.capacity, max_window, start, real, propagation)
         held = max(getattr(p, "max_delay", 0.0) for s in scenarios for _, p in s.groups)  # (delay control)
         worst_delay = (prop.max() + (self.limit / self.capacity).max() + held + dt) / dt
         delayed = each_flow(scenarios, lambda p: p.delayed_ack) > 0  # per group

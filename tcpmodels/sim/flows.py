@@ -63,7 +63,7 @@ class Flows:
     n : int
         Flows per scenario [-].
     prop : ndarray
-        Propagation RTT of each flow [s].
+        Unloaded RTT of each flow: propagation and serialization (``Scenario.serialization``) [s].
     capacity : ndarray
         Bottleneck rate of each scenario [packets/s].
     max_window : ndarray
@@ -72,14 +72,17 @@ class Flows:
         When each flow starts [s].
     real : type
         dtype of the packet counts and windows (see ``state_dtype``).
+    propagation : ndarray
+        Propagation RTT of each flow, as drawn (what the results report) [s].
     """
 
-    def __init__(self, n, prop, capacity, max_window, start, real):
+    def __init__(self, n, prop, capacity, max_window, start, real, propagation):
         S, N = capacity.size, prop.size
         self.S, self.n, self.N, self.real = S, n, N, real
         self.scen = np.arange(N) // n  # each flow's scenario
         self.edges = np.arange(S + 1) * n  # the scenarios' first flows
         self.prop, self.capacity, self.max_window = prop, capacity, max_window
+        self.propagation = propagation
         self.q = np.zeros(S)  # each scenario's bottleneck queue [packets] (the engine's)
         self.stalled = np.zeros(S)  # flows waiting for their retransmission timer, per scenario
         zeros = lambda dtype=real: np.zeros(N, dtype=dtype)  # noqa: E731

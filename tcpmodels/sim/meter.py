@@ -134,7 +134,7 @@ class Meter:
                 window=float(window[s].sum() / n),
                 goodput=g.copy(),
                 jain_index=metrics.jain_index(g),
-                rtt=flows.prop.reshape(S, n)[s].copy(),
+                rtt=flows.propagation.reshape(S, n)[s].copy(),
                 time_step=dt,
                 packets=float(a),
                 flow_drops=drops[s].copy(),

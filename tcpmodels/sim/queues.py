@@ -59,7 +59,7 @@ class _FIFO:
         self.draws = draws
 
     def round_trips(self, prop):
-        """Learn the flows' propagation round trips [s], once before the run (drop-tail's phases need them)."""
+        """Learn the flows' unloaded round trips [s] (propagation and serialization; drop-tail's phases need them)."""
 
     def early_drops(self, q, arrivals, idle, serve):
         return np.zeros(self.size)
@@ -143,9 +143,10 @@ class _DropTail(_FIFO):
         n, dt = self.scenarios[0].n_flows, self.scenarios[0].step
         capacity = np.repeat([s.capacity for s in self.scenarios], n)
         # Each flow's ACK clock brings its packets a fixed time after a departure:
-        # its propagation round trip plus the serialization of the packet and its
-        # ACK on each link, a part the scenario does not hold and that shifts every
-        # flow alike: one uniform draw per run.
+        # its unloaded round trip ``prop`` (propagation and serialization), plus
+        # what no scenario holds (where the departures' grid starts, the ACK's
+        # exact size and the hosts' processing), which shifts every flow alike:
+        # one uniform draw per run.
         shift = np.repeat([g.random() for g in self.draws.generators(site.PHASE)], n)
         self.phase = np.mod(prop * capacity + shift, 1.0)
         # A packet of a flow none of whose packets got through within its longest

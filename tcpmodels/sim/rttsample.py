@@ -1,4 +1,4 @@
-"""The RTT a flow's returning ACKs report: its propagation RTT plus the queueing delay their packets met.
+"""The RTT a flow's returning ACKs report: its unloaded RTT (propagation, serialization) and the queueing delay met.
 
 Delay-based senders (ACWAP's predictor, NDCA-TCP's hold) need per-flow RTT
 samples; the engine's RTO estimator keeps only a smoothed queueing delay per

@@ -42,6 +42,8 @@ RECOVERIES = ("prr", "prr-ns3.44", "rfc6675")
 # 20.6, uncapped 20 ms step = 2.9 packet spacings) timed out 0-2.9e-6 per packet against 1.7-2.6e-5 at 2.5 ms
 # (loss -4 and -13 %, seeds 1-2), time-outs far below the 1e-3 where issue 12 compares them.
 SMALL_WINDOW = 16
+# An ACK on the wire: TCP and IP headers without options [bytes] (RFC 879).
+ACK_BYTES = 40
 
 
 def _set(obj, name, value):
@@ -949,7 +951,9 @@ class Scenario(Result):
     rtt : float or sequence of float
         Mean round-trip propagation time [s], spread by ``rtt_spread``; or
         each flow's (one per flow) or each sender group's (one per group of
-        ``senders``) propagation RTT [s], used as given.
+        ``senders``) propagation RTT [s], used as given.  Each round trip also
+        holds the time to send a packet and its ACK on the links
+        (``serialization``).
     packet_size : float
         Packet size [bytes] (576).
     queue : DropTail, RandomDrop, RED, REDI, CHOKe, FPQ or str
@@ -1281,6 +1285,16 @@ class Scenario(Result):
         if overflow and self.top_window < SMALL_WINDOW and math.isfinite(self.drain_time):
             return max(self.n_flows / (4 * self.capacity), self.min_rtt / 16)
         return math.inf
+
+    @property
+    def serialization(self):
+        """Time a data packet and its ACK take to be sent on the access link and the bottleneck [s].
+
+        Part of every round trip beside the propagation (``rtt``): 4.6 ms for a
+        576-byte packet on a 1 Mbit/s access link.  The ACK is a 40-byte header.
+        """
+        per_byte = 8 / self.bandwidth + (8 / self.flow_access_rate if math.isfinite(self.flow_access_rate) else 0.0)
+        return (self.packet_size + ACK_BYTES) * per_byte
 
     @property
     def flow_access_rate(self):
