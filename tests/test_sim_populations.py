@@ -77,10 +77,10 @@ def test_explicit_rtts_are_used_as_given(rtt):
     runs = sim.simulate(s, seeds=range(4), check=True)
     assert all(np.array_equal(r.rtt, np.repeat([0.02, 0.05, 0.1], 10)) for r in runs)
     # Short RTTs take more of the link (TCP's 1/RTT bias, Morris 1999 sec. 2.1), on average over
-    # four seeds: one 30 s run can tie or swap two groups (measured, seeds 0-3: 42.3/45.0/21.2,
-    # 57.0/32.6/18.9, 40.1/41.6/26.8, 54.3/32.0/22.1, mean 48.4/37.8/22.3; at bb89f7d's 9.2 ms step
-    # 43.6/39.8/25.1, 42.3/41.7/24.4, 50.7/34.2/23.7, 49.3/37.0/22.2; an earlier engine tied the 50
-    # and 100 ms groups at seed 0, 28.1 and 28.2).
+    # four seeds: one 30 s run can tie or swap two groups (measured on 3819adb, seeds 0-3:
+    # 52.1/34.0/22.5, 56.0/29.9/22.6, 46.0/37.5/25.0, 44.9/36.6/27.0, mean 49.8/34.5/24.3; 21ce6ba,
+    # before the serialization: 42.3/45.0/21.2 ... mean 48.4/37.8/22.3; an earlier engine tied the
+    # 50 and 100 ms groups at seed 0, 28.1 and 28.2).
     g = np.mean([[x.goodput for x in r.groups] for r in runs], axis=0)
     assert g[0] > g[1] > g[2]
 
