@@ -41,7 +41,7 @@ def test_morris_fig_7_2_more_packets_per_flow_spread_the_delays_less_and_lose_le
     # more per flow, an unchanged mean (Little's law: 500 x 20 packets over
     # the link's rate, 4.6 s), a median rising towards it.  At ppf 1 the
     # simulator keeps a longer queue (598 against 270 packets) and so loses and
-    # times out less (its FPQ counts 453 of the 500 sources, measured over the
+    # times out less (its FPQ counts 453 of the 500 sources on 3819adb, measured over the
     # trace); the thesis' 270 packets are below FPQ's own one-packet-per-flow
     # target, and the text does not say why its queue stayed that short.
     assert (np.diff(std) < 0).all() and (np.diff(loss) < 0).all() and (np.diff(median) > 0).all()
