@@ -521,11 +521,11 @@ def test_the_printed_setting_simulates_as_predicted(standard_red):
     assert float(s.ns3.QW) == q.weight and s.ns3.MaxSize == f"{q.limit}p"
     run = calculator.simulate(scenario)
     assert run.prediction == s.prediction          # the prediction of the simulated queue is the printed one
-    # Measured (seed 1, 200 s, the first 50 s not counted): 1.79 % loss and 1320 packets of queue
-    # against 1.94 % and 1394 predicted (engine v2 with its delayed-ACK receivers; 1.95 % and 1417
-    # before).  P3 is within 17 % on loss and 14 % on queue of the ns-3
-    # reference and the simulator within 35 % of it (README); 20 % is the tighter of their sum and
-    # what a short run's start-up transient leaves (a 100 s run measured after 10 s: +16 % on loss).
+    # Measured (seed 1, 200 s, the first 50 s not counted; 3819adb): 1.76 % loss and 1292 packets of
+    # queue against 1.94 % and 1394 predicted (an earlier engine 1.79 % and 1320).  P3 is within 17 % on
+    # loss and 14 % on queue of the ns-3 reference and the simulator within 35 % of it (README); 20 % is
+    # the tighter of their sum and what a short run's start-up transient leaves (a 100 s run measured
+    # after 10 s: +16 % on loss).
     assert run.result.loss_rate == pytest.approx(s.prediction.loss_rate, rel=0.2)
     assert run.result.queue == pytest.approx(s.prediction.queue, rel=0.2)
 

@@ -26,9 +26,8 @@ def test_highspeed_refills_the_pipe_sooner_than_reno():
     fast = sim.simulate(sim.Scenario(**BASE, sender=sim.HighSpeed(max_window=5000)), check=True)
     # Above w = 38 (RFC 3649's Low_Window) HighSpeed grows by a(w) > 1 per RTT and
     # gives back only b(w) < 1/2: it refills the pipe sooner and so meets the
-    # buffer's limit more often (measured on bb89f7d 15 against 2 congestion events in the
-    # 90 s, seed 1 14 against 3; 4e3ebb8 14 against 2; an earlier engine 15 against 5, and
-    # 16 against 4).
+    # buffer's limit more often (measured on 3819adb 14 against 2 congestion events in the
+    # 90 s, seed 1 too; bb89f7d 15 against 2; an earlier engine 15 against 5, and 16 against 4).
     assert len(fast.congestion_events) > 1.5 * len(reno.congestion_events) > 0
 
 

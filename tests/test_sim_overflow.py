@@ -104,18 +104,10 @@ def test_drops_per_event_at_the_default_step_near_the_fine_step_limit():
     # default step, 1.47 at an 8th; uniformly 1.30 and 1.49 at a 16th.  Loss
     # at the default step within 20 % of the fine step's (measured -15 % and
     # with PRR -9 %, at a 16th and an 8th; uniform -19 % and -17 % at a 16th).
-    # With the duplicate ACKs counted as they return (8 seeds): 1.39 at the
-    # default step, 1.34 at half, 1.41 at an 8th, loss -6 % against the 8th's
-    # (ns-3 3.44's PRR: 1.44, 1.39, 1.44; -1 %).  With the receivers' immediate
-    # ACK of out-of-order data and the holes found one after another (8 seeds):
-    # 1.40, 1.38, 1.40, loss -4.7 % (ns-3 3.44's PRR: 1.47, 1.43, 1.49; -4.4 %);
-    # and with a receiver that got nothing of a step holding its ACK: 1.38,
-    # 1.40, 1.40, loss -6.7 % (ns-3 3.44's PRR: 1.44, 1.46, 1.49; -3.4 %);
-    # and with drop-tail's phase effect by the rank rule (4e3ebb8): 1.42, 1.41,
-    # 1.44, loss -7.2 % (ns-3 3.44's PRR: 1.46, 1.46, 1.54; -8.1 %); with it
-    # resolved packet by packet and PRR on each ACK of a step in turn (bb89f7d,
-    # the 8 seeds): 1.39, 1.39, 1.44, loss -7.0 % (ns-3 3.44's PRR: 1.42, 1.45,
-    # 1.61; -12.9 %).
+    # On 3819adb (the 8 seeds; each round trip holds the serialization times):
+    # 1.41 at the default step, 1.38 at half, 1.49 at an 8th, loss -7.7 %
+    # against the 8th's (ns-3 3.44's PRR: 1.42, 1.45, 1.55; -9.5 %); bb89f7d
+    # 1.39, 1.39, 1.44, -7.0 % (ns-3 3.44's PRR: 1.42, 1.45, 1.61; -12.9 %).
     s = sim.Scenario(n_flows=20, bandwidth=20e6, rtt=0.2, rtt_spread=0.1, packet_size=576,
                      queue=sim.DropTail(buffer=434), sender=sim.NewReno(sack=True), access_rate=1e7,
                      duration=200.0, warmup=20.0)

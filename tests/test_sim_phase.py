@@ -52,11 +52,11 @@ def test_an_overloaded_drop_tail_drops_by_the_flows_phase_in_the_service_time():
     # 60 flows through a 100-packet drop-tail buffer, 5 % loss: each flow's
     # arrival phase is its propagation RTT modulo the 0.46 ms service time,
     # shifted alike for all by a per-run draw (the loop's serialization
-    # times).  Measured, seeds 1-4 (uniform spread over the step's packets
-    # instead, as before): the per-flow loss rates spread 3.4-3.5 times as
-    # wide as binomial noise (0.95-1.34; ns-3's 150-flow replica: 3.0), and a
-    # sinusoid in the phase explains 0.36-0.47 of their variance (0.01-0.05;
-    # ns-3: 0.40).  (The rank rule before: 2.6-3.8 and 0.21-0.42.)
+    # times).  Measured on 3819adb, seeds 1-4 (phase_effect off instead): the
+    # per-flow loss rates spread 3.5-3.9 times as wide as binomial noise
+    # (1.08-1.26; ns-3's 150-flow replica: 3.0), and a sinusoid in the phase
+    # explains 0.31-0.59 of their variance (0.00-0.07; ns-3: 0.40).  (bb89f7d:
+    # 3.4-3.5 and 0.36-0.47.)
     s = sim.Scenario(n_flows=60, bandwidth=10e6, rtt=0.01, rtt_spread=0.4, packet_size=576,
                      queue=sim.DropTail(buffer=100), sender=sim.NewReno(sack=True), access_rate=1e6,
                      start_spread=5.0, duration=30.0, warmup=10.0, seed=1)
@@ -147,8 +147,8 @@ def test_no_flow_is_locked_out_in_a_few_flow_run_with_rtt_groups():
     # below 1.6 % of it.  The rank rule before gave one flow the whole link
     # in seeds 2 and 3 (nine flows losing every packet, time-out after
     # time-out): a time-out's retransmission kept its flow's late phase
-    # there.  Now it comes at a phase of its own.  Measured seeds 1-3 (120 s):
-    # least share 0.039/0.029/0.075, worst flow's loss 0.4-0.7 %; asserted
+    # there.  Now it comes at a phase of its own.  Measured seeds 1-3 (120 s,
+    # 3819adb): least share 0.031/0.074/0.047, worst flow's loss 0.3-0.5 %; asserted
     # above 1 % of the link (ns-3's least: 1.6 %) and below 50 % loss.
     rtts = [0.04, 0.08, 0.12] * 3 + [0.04]
     for r in sim.simulate([_few(rtts, seed) for seed in (1, 2, 3)]):
@@ -160,7 +160,7 @@ def test_no_flow_is_locked_out_in_a_few_flow_run_with_rtt_groups():
 def test_flows_at_one_phase_split_the_link_evenly():
     # Equal RTTs put every flow at one phase: none is ahead of another, and
     # ns-3 splits the link evenly (Jain 0.98-1.00 at 2-10 flows, fewphase).
-    # Measured 2 flows, seeds 1-2: Jain 0.973/0.999; 10 flows 0.997/0.997;
+    # Measured (3819adb) 2 flows, seeds 1-2: Jain 1.000/0.999; 10 flows 0.994/0.998;
     # asserted 0.95 (ns-3's own 2-flow runs: 0.98-1.00).
     for n in (2, 10):
         for r in sim.simulate([_few([0.04] * n, seed) for seed in (1, 2)]):
@@ -171,9 +171,9 @@ def test_the_same_flows_lose_whatever_the_step():
     # Which flows lose is their phase in the service time, not the step:
     # halving the step keeps the per-flow loss pattern (the phases are the
     # run's, drawn alike at both steps).  Measured (60 flows, 100-packet
-    # buffer, 30 s, seeds 1-3): loss 5.07/4.99/4.84 % at the default step,
-    # -4.8 ... +3.6 % at half and a quarter of it; per-flow loss correlated
-    # 0.80-0.89 between the default step and those; asserted 10 % (a 20 s
+    # buffer, 30 s, seeds 1-3, 3819adb): loss 4.70/4.73/4.70 % at the default
+    # step, +0.6 ... +4.0 % at half and a quarter of it; per-flow loss correlated
+    # 0.71-0.90 between the default step and those; asserted 10 % (a 20 s
     # measurement's seed spread is 2-4 %) and 0.5.
     s = sim.Scenario(n_flows=60, bandwidth=10e6, rtt=0.01, rtt_spread=0.4, packet_size=576,
                      queue=sim.DropTail(buffer=100), sender=sim.NewReno(sack=True), access_rate=1e6,

@@ -28,12 +28,10 @@ def test_mixed_population_gives_results_per_group():
     assert sack.goodput == pytest.approx(r.goodput[:10].mean())
     assert tahoe.window == pytest.approx(r.flow_window[10:].mean())
     # One loss law at the queue, two recoveries: SACK repairs without the time-outs
-    # Tahoe takes on a second loss in a window (measured on bb89f7d 0.0017 against 0.0108 per
-    # packet; 0.0012 against 0.011 with the rank rule's phase effect, 4e3ebb8; 0.0004 against 0.011
-    # before drop-tail's phase effect, a6da10c; 0.0004 against 0.012 at 8da7df5; 0.001 against
-    # 0.011 before the receivers ACKed out-of-order data at once, 0.003 against 0.012 before the
-    # duplicate ACKs were counted as they come; 2x leaves room for seeds), and so takes more of
-    # the link (goodput 39.9 against 33.3 packets/s per flow; 51.3 against 27.2 at 4e3ebb8).
+    # Tahoe takes on a second loss in a window (measured on 3819adb 0.0008 against 0.0114 per
+    # packet; bb89f7d 0.0017 against 0.0108; before drop-tail's phase effect, a6da10c, 0.0004
+    # against 0.011; 2x leaves room for seeds), and so takes more of the link (goodput 48.5
+    # against 29.0 packets/s per flow; 39.9 against 33.3 at bb89f7d).
     assert sack.timeouts_per_packet * 2 < tahoe.timeouts_per_packet
     assert sack.goodput > tahoe.goodput
     packets = sum(g.loss_rate * r.flow_packets[g.flows].sum() for g in r.groups)
@@ -46,8 +44,8 @@ def test_same_variant_with_other_flags_is_its_own_group():
     # go-back-N repairs further losses of a window by slow start: fewer time-outs (Tahoe's doc: 1.2-4.2x).
     # Per flow, the groups' medians: drop-tail's phase effect lets one flow escape with a third of
     # the link and few time-outs, and its group's pooled rate would follow it (medians measured on
-    # bb89f7d 0.0208 against 0.0108, seeds 1-6 1.3-2.5x, seed 7 0.8x: 7 of seeds 0-7 hold, as on
-    # the rank rule before).
+    # 3819adb 0.0137 against 0.0050, seeds 0-7 1.2-3.4x: all 8 hold; bb89f7d 0.0208 against 0.0108,
+    # seed 7 0.8x).
     per = r.flow_timeouts / r.flow_packets
     assert np.median(per[r.groups[1].flows]) < np.median(per[r.groups[0].flows])
 
@@ -65,11 +63,11 @@ def test_mixed_batches_follow_their_members():
 def test_explicit_rtts_are_used_as_given(rtt):
     # Without drop-tail's phase effect: the flows of a group share their RTT and so their
     # phase in the packet service time, and with it a whole group wins or loses the full
-    # buffer's places; measured with it (seeds 0-3, packets/s per flow of the 20, 50 and
-    # 100 ms groups): 20.3/72.2/16.0, 81.1/16.8/10.7, 34.8/14.3/59.4, 19.9/75.5/13.1, i.e.
-    # the phase decides each run (Floyd & Jacobson 1992) and even the mean misses the 1/RTT
-    # bias (39.0 < 44.7 > 24.8; bb89f7d's step 9.2 ms: 41.0 < 42.5 > 25.0; the rank rule,
-    # 4e3ebb8: 44.3 > 40.7 > 23.5).  The bias is what this test checks.
+    # buffer's places; measured with it (3819adb, seeds 0-3, packets/s per flow of the 20, 50
+    # and 100 ms groups): 84.1/17.3/7.0, 33.9/16.6/58.0, 20.0/69.0/19.5, 82.3/15.3/11.0, i.e.
+    # the phase decides each run (Floyd & Jacobson 1992) and the 1/RTT bias shows only in the
+    # mean (55.1 > 29.6 > 23.9; 21ce6ba, before the serialization: 39.0 < 44.7 > 24.8).  The
+    # bias is what this test checks.
     queue = sim.DropTail(buffer=40, phase_effect=False)
     s = sim.Scenario(**{**BASE, "rtt": rtt, "queue": queue}, senders=[(10, sim.NewReno())] * 3)
     # The step: half the smallest RTT, or less where the 40-packet buffer drains faster, and here, where a
@@ -79,10 +77,10 @@ def test_explicit_rtts_are_used_as_given(rtt):
     runs = sim.simulate(s, seeds=range(4), check=True)
     assert all(np.array_equal(r.rtt, np.repeat([0.02, 0.05, 0.1], 10)) for r in runs)
     # Short RTTs take more of the link (TCP's 1/RTT bias, Morris 1999 sec. 2.1), on average over
-    # four seeds: one 30 s run can tie or swap two groups (measured, seeds 0-3: 42.3/45.0/21.2,
-    # 57.0/32.6/18.9, 40.1/41.6/26.8, 54.3/32.0/22.1, mean 48.4/37.8/22.3; at bb89f7d's 9.2 ms step
-    # 43.6/39.8/25.1, 42.3/41.7/24.4, 50.7/34.2/23.7, 49.3/37.0/22.2; an earlier engine tied the 50
-    # and 100 ms groups at seed 0, 28.1 and 28.2).
+    # four seeds: one 30 s run can tie or swap two groups (measured on 3819adb, seeds 0-3:
+    # 52.1/34.0/22.5, 56.0/29.9/22.6, 46.0/37.5/25.0, 44.9/36.6/27.0, mean 49.8/34.5/24.3; 21ce6ba,
+    # before the serialization: 42.3/45.0/21.2 ... mean 48.4/37.8/22.3; an earlier engine tied the
+    # 50 and 100 ms groups at seed 0, 28.1 and 28.2).
     g = np.mean([[x.goodput for x in r.groups] for r in runs], axis=0)
     assert g[0] > g[1] > g[2]
 

@@ -33,9 +33,9 @@ def test_congestion_events_are_the_losses_windows_react_to():
     assert (ev["window"] >= 1).all() and (ev["drops"] >= 1).all()
     # Every loss is reacted to once: the events' drops are the flows' drops, but for
     # losses at the interval's edges (dropped before warmup and reacted to after,
-    # or dropped at the end and not yet noticed): measured on bb89f7d 7 of 443, at most 2 per
-    # flow (4e3ebb8's rank rule 8 of 430; 1 of 464 before drop-tail's phase effect, a6da10c;
-    # 8da7df5 2 of 488, an earlier engine 1-7 of ~800); 3 % allows that.
+    # or dropped at the end and not yet noticed): measured on 3819adb 2 of 392, at most 2 per
+    # flow (bb89f7d 7 of 443; 1 of 464 before drop-tail's phase effect, a6da10c; an earlier
+    # engine 1-7 of ~800); 3 % allows that.
     assert ev["drops"].sum() == pytest.approx(r.flow_drops.sum(), rel=0.03)
     per_flow = np.bincount(ev["flow"], weights=ev["drops"], minlength=20)
     assert per_flow == pytest.approx(r.flow_drops, abs=3)
@@ -50,11 +50,11 @@ def test_batches_split_events_by_scenario():
 
 def test_fpq_traces_its_flow_count():
     # Morris (1999) Fig. 6.9: the bit-vector estimate follows the active flows
-    # once all have started.  Over seeds 0-15 (measured) its 25 samples from
-    # 5 s on were off by 3.2 % on average (4.1 % in the worst run) and by at
-    # most 6.2-12.9 % (6 of the 16 runs above 10 %; at 8da7df5 3.4 % and
-    # 6.1-11.2 %, 3 above 10 %; with the engine's earlier random streams 3.5 %
-    # and 4.5-13 %, 5 above 10 %): bounds 6 % and 15 %.
+    # once all have started.  Over seeds 0-15 (measured on 3819adb) its 25
+    # samples from 5 s on were off by 3.3 % on average (4.2 % in the worst run)
+    # and by at most 6.2-11.2 % (4 of the 16 runs above 10 %; bb89f7d 3.2 %
+    # and 6.2-12.9 %, 6 above 10 %; with the engine's earlier random streams
+    # 3.5 % and 4.5-13 %, 5 above 10 %): bounds 6 % and 15 %.
     r = sim.simulate(sim.Scenario(**{**BASE, "n_flows": 60}, queue=sim.FPQ(), trace=True, trace_interval=1.0))
     count = r.trace["flow_count"]
     assert count.shape == r.trace["time"].shape
