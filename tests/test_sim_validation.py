@@ -65,8 +65,9 @@ def test_tahoe_timeouts_follow_eq_5_3_within_factor_2(tahoe, loss):
     # retransmit resends only the missing segment) times out on a second loss
     # in the window and on a loss during the restarted slow start (window < 4).
     # The issue's bound is a factor 2; measured o / Eq. 5.3 = 1.35, 1.08, 1.02,
-    # 1.05 for l = 0.005 ... 0.05 (3819adb; bb89f7d 1.32, 1.10, 1.04, 1.03).  (At l = 0.001, 2.7: windows of ~24 packets
-    # make a second loss in the window likelier than Eq. 5.3's 13 packets.)
+    # 1.05 for l = 0.005 ... 0.05 (3819adb; bb89f7d 1.32, 1.10, 1.04, 1.03).
+    # (At l = 0.001, 2.7: windows of ~24 packets make a second loss in the
+    # window likelier than Eq. 5.3's 13 packets.)
     measured_loss, _, timeouts = tahoe[loss]
     ratio = timeouts / tcp.timeout_rate(measured_loss)
     assert 0.5 <= ratio <= 2.0
