@@ -21,12 +21,17 @@ def _droptail_row(n_flows):
                         access_rate=max(10 * 10e6 / n_flows, 1e6), start_spread=10.0, duration=200.0, warmup=20.0)
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "200 drop-tail flows behind 1 Mbit/s access links: loss +5.1 % at half the default step (seeds 1-6, "
+    "3819adb; +5.5 % with the phase effect on), beyond the issue's 5 %: the 4 ms step is near the access "
+    "link's 4.6 ms a packet, and loss rises once the step falls to half of that (issue 12, open)"))
 def test_halving_the_step_moves_small_window_droptail_loss_by_less_than_5_percent():
     # Measured at 200 flows, seeds 1-6, loss at the default step and at half of
     # it: +5.9 % before PRR took a step's ACKs of a flow one at a time, +4.1 %
     # after (bb89f7d: 6.112e-2 -> 6.363e-2, per seed +3.0 ... +6.3 %, SE 0.5 %).
     # On 3819adb, whose round trips hold the serialization: 5.928e-2 -> 6.228e-2,
-    # +5.1 %, per seed +3.7 ... +7.5 %, SE 0.7 % (above the bound: issue 12, open).
+    # +5.1 %, per seed +3.7 ... +7.5 %, SE 0.7 % (above the bound: the expected
+    # failure above).
     # With the phase effect on (the 10 ms row as tests/test_sim_validation.py runs
     # it; seeds 1-4) 6.188e-2 -> 6.528e-2, +5.5 % (+4.7 ... +6.0 %, SE 0.3 %): the
     # default 4 ms step is near the 1 Mbit/s access link's 4.6 ms a packet, and

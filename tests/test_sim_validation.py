@@ -571,17 +571,25 @@ def _red_motion(bandwidth):
 MOTION = {"motion 10 Mbit/s": (_red_motion(10e6), 0.998), "motion 100 Mbit/s": (_red_motion(100e6), 1.000)}
 
 
+# V3's queue of 5 packets varies by 5 % from seed to seed, so the halving of
+# 4 seeds' means reads within +-3 % (seeds 1-4 +7.6 % on 3819adb) and 16
+# seeds' within +-1.7 % (+3.9 %; seeds 9-24 +4.1 +- 1.6 %).  A V3 run is cheap
+# (16 runs of 140 s take 5 s).
+SEEDS = {"V3": range(1, 17)}
+
+
 @pytest.fixture(scope="module")
 def step_study():
     # Each case at its default step and at half of it, 4 seeds each (a single
-    # run's loss and queue vary by 3-5 % from seed to seed here), one call.
+    # run's loss and queue vary by 3-5 % from seed to seed here; V3 16, SEEDS),
+    # one call.
     cases = {"few flows": _few_flows(), **{k: v[0] for k, v in DYNAMICS.items()},
              **{k: v[0] for k, v in MOTION.items()}}
-    seeds = range(1, 5)
+    seeds = {k: SEEDS.get(k, range(1, 5)) for k in cases}
     batch = [dataclasses.replace(s, time_step=s.step * f, seed=seed)
-             for s in cases.values() for f in (1.0, 0.5) for seed in seeds]
+             for k, s in cases.items() for f in (1.0, 0.5) for seed in seeds[k]]
     runs = iter(sim.simulate(batch))
-    return {k: [[next(runs) for _ in seeds] for _ in (1.0, 0.5)] for k in cases}
+    return {k: [[next(runs) for _ in seeds[k]] for _ in (1.0, 0.5)] for k in cases}
 
 
 def _mean(runs, name):
@@ -621,8 +629,8 @@ def test_halving_the_step_moves_loss_and_queue_less_than_5_percent(step_study, k
     # Issue 12's goal is 5 %, the bound.  Measured on 3819adb (round trips
     # holding the serialization), 4 seeds, half step against default, loss /
     # queue: ns-3 3.44's PRR (the test's sender) few flows +3.8 / -4.3 %, V1
-    # +0.8 / +0.3, V2 +2.2 / -1.4, V3 -2.6 / +7.6 (V3's queue of 5.2 packets,
-    # beyond the goal: issue 12, open), V4 +1.0 / -1.9, motion 10 Mbit/s +0.5
+    # +0.8 / +0.3, V2 +2.2 / -1.4, V3 -2.6 / +7.6 (V3's queue of 5.2 packets;
+    # over 16 seeds, as the test runs it, -2.7 / +3.9), V4 +1.0 / -1.9, motion 10 Mbit/s +0.5
     # / -1.7; RFC 6937's PRR (the default) -3.1 / -0.4, +0.6 / -0.9, -1.0 /
     # +1.9, -4.0 / +3.2, -0.8 / -3.6, +0.7 / -1.8 (bb89f7d: 3.44's +2.2 /
     # -1.5, -0.4 / -0.8, +2.5 / -1.5, -0.2 / +1.7, -1.2 / -1.4, -0.7 / -2.3).
@@ -708,12 +716,24 @@ def test_red_dynamics_keep_the_link_as_busy_as_ns3(step_study, key):
     # -24, -29, -0 %).  V2 misses the goal with ns-3 3.44's PRR (xfail above):
     # f81fa5f, the same code as bb89f7d but PRR once per step, read 0.936 and
     # +15.0 % (V1 0.993, +5.9 %), as 4e3ebb8 did.
-    # Loss within 20 % (the goal); the queues of 5-27 packets within 30 % (V2
-    # and V3, which swing, sit 24 and 32 % low: V3 beyond it on 3819adb, issue
-    # 12, open; RFC 6937's PRR 23 and 29 %).
+    # Loss within 20 % (the goal); the queue in the next test.
     runs, ref = step_study[key][0], DYNAMICS[key][1]
     assert _mean(runs, "utilization") == pytest.approx(ref["utilization"], abs=0.02)
     assert _mean(runs, "loss_rate") == pytest.approx(ref["drop_rate"], rel=0.2)
+
+
+@pytest.mark.parametrize("key", ["V1", "V2", _known_miss("V3", (
+    "queue -31 % of ns-3's 7.65 packets over seeds 1-16 on 3819adb (5.30; -29 % on bb89f7d, 4 seeds), beyond "
+    "the test's 30 %: an ns-3 replica of V2 with paced senders reproduces the simulator's queue swing (cycles, "
+    "the rise before the average's peak, 0.37 of the time empty against 0.46), where ns-3's unpaced senders' "
+    "bursts keep about 8 packets queued below full load; the fluid queue, paced within a step, holds none "
+    "(issue 12, open)")), "V4"])
+def test_red_dynamics_queue_within_30_percent_of_ns3(step_study, key):
+    # Not a goal of issue 12, a check of the swing: the queues of 5-27 packets
+    # within 30 %.  Measured on 3819adb, ns-3 3.44's PRR, 4 seeds (V3 16):
+    # -8, -24, -31, -0 % (RFC 6937's PRR -5, -23, -29, -2 %; bb89f7d -7, -24,
+    # -29, -0 %).  V2 and V3 swing and sit low; V3's is 5 packets.
+    runs, ref = step_study[key][0], DYNAMICS[key][1]
     assert _mean(runs, "queue") == pytest.approx(ref["avg_queue"], rel=0.3)
 
 
