@@ -52,10 +52,12 @@ def test_an_overloaded_drop_tail_drops_by_the_flows_phase_in_the_service_time():
     # 60 flows through a 100-packet drop-tail buffer, 5 % loss: each flow's
     # arrival phase is its propagation RTT modulo the 0.46 ms service time,
     # shifted alike for all by a per-run draw (the loop's serialization
-    # times).  Measured on 3819adb, seeds 1-4 (phase_effect off instead): the
-    # per-flow loss rates spread 3.5-3.9 times as wide as binomial noise
-    # (1.08-1.26; ns-3's 150-flow replica: 3.0), and a sinusoid in the phase
-    # explains 0.31-0.59 of their variance (0.00-0.07; ns-3: 0.40).  (bb89f7d:
+    # times).  Measured on 03ee2dc (its access-link rule sets the step to
+    # 2.26 ms: Scenario.step), seeds 1-4 (phase_effect off instead): the
+    # per-flow loss rates spread 3.6-3.9 times as wide as binomial noise
+    # (0.91-1.08; ns-3's 150-flow replica: 3.0), and a sinusoid in the phase
+    # explains 0.36-0.52 of their variance (0.00-0.24; ns-3: 0.40).  (3819adb,
+    # at 4 ms: 3.5-3.9 and 0.31-0.59, off 1.08-1.26 and 0.00-0.07; bb89f7d:
     # 3.4-3.5 and 0.36-0.47.)
     s = sim.Scenario(n_flows=60, bandwidth=10e6, rtt=0.01, rtt_spread=0.4, packet_size=576,
                      queue=sim.DropTail(buffer=100), sender=sim.NewReno(sack=True), access_rate=1e6,
@@ -171,10 +173,12 @@ def test_the_same_flows_lose_whatever_the_step():
     # Which flows lose is their phase in the service time, not the step:
     # halving the step keeps the per-flow loss pattern (the phases are the
     # run's, drawn alike at both steps).  Measured (60 flows, 100-packet
-    # buffer, 30 s, seeds 1-3, 3819adb): loss 4.70/4.73/4.70 % at the default
-    # step, +0.6 ... +4.0 % at half and a quarter of it; per-flow loss correlated
-    # 0.71-0.90 between the default step and those; asserted 10 % (a 20 s
-    # measurement's seed spread is 2-4 %) and 0.5.
+    # buffer, 30 s, seeds 1-3, 03ee2dc, whose access-link rule sets the
+    # default step to 2.26 ms): loss 4.72/4.74/4.73 % at the default step,
+    # +2.7 ... +5.3 % at half of it, -3.4 ... +0.9 % at a quarter; per-flow
+    # loss correlated 0.77-0.87 between the default step and those (3819adb,
+    # at 4 ms: 4.70/4.73/4.70 %, +0.6 ... +4.0 %, 0.71-0.90); asserted 10 % (a
+    # 20 s measurement's seed spread is 2-4 %) and 0.5.
     s = sim.Scenario(n_flows=60, bandwidth=10e6, rtt=0.01, rtt_spread=0.4, packet_size=576,
                      queue=sim.DropTail(buffer=100), sender=sim.NewReno(sack=True), access_rate=1e6,
                      start_spread=5.0, duration=30.0, warmup=10.0, seed=1)

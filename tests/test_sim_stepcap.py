@@ -1,4 +1,4 @@
-"""The default step's cap at a quarter of a flow's packet spacing where the windows are small (Scenario.step)."""
+"""The default step's caps where windows are small: a quarter of a flow's packet spacing, 0.49 of its access link's."""
 
 import dataclasses
 import importlib.util
@@ -9,7 +9,7 @@ import pytest
 from test_sim_validation import ROWS
 
 from tcpmodels import TCPModelsWarning, sim
-from tcpmodels.sim.scenario import SMALL_WINDOW
+from tcpmodels.sim.scenario import ACCESS_SHARE, SMALL_WINDOW
 
 C20 = 20e6 / (8 * 576)  # 20 Mbit/s of 576-byte packets [packets/s]: 4340.28
 
@@ -74,12 +74,34 @@ def _bench_cases():
     return {"few-flows": bench.few_flows(), "standard": bench.standard()}
 
 
+# The 10 ms drop-tail rows whose 1 Mbit/s access links take 4.6 ms to send a packet, one to two of the queue
+# rule's 4 ms steps: Scenario.step's access-link rule runs them at 0.49 of that packet time.
+ACCESS_RULE_ROWS = ("droptail500-N100", "droptail500-N150", "droptail500-N200")
+
+
 @pytest.mark.parametrize("key", [*sorted(ROWS), "few-flows", "standard"])
-def test_no_reference_row_or_benchmark_case_changes_its_step(key):
+def test_the_cap_binds_on_no_reference_row_or_benchmark_case(key):
     # Every 10 ms reference row (windows of 1-104 packets) and the benchmark's cases run at the queue rule's
-    # step, bit for bit: the cap binds nowhere there (top window >= 16 or spacing / 4 >= the step).
+    # step, bit for bit: the cap binds nowhere there (top window >= 16 or spacing / 4 >= the step); the
+    # drop-tail rows at 100-200 flows at the access-link rule's instead (ACCESS_RULE_ROWS).
     s = ROWS[key][0] if key in ROWS else _bench_cases()[key]
-    assert s.step == _queue_rule(s)
+    assert s.step == (ACCESS_SHARE * 576 * 8 / 1e6 if key in ACCESS_RULE_ROWS else _queue_rule(s))
+
+
+def test_access_links_of_one_to_two_steps_a_packet_set_the_step_under_half_their_packet_time():
+    # 200 drop-tail flows at 10 Mbit/s, 10 ms, 500 packets (top window 2.6): a 1 Mbit/s access link sends a
+    # packet in 4.6 ms, 1.15 of the queue rule's 4 ms step, so a burst's next packet would reach the
+    # bottleneck in the next step; the step is 0.49 of 4.6 ms, two steps a packet (Scenario.step).
+    s = ROWS["droptail500-N200"][0]
+    packet_time = 576 * 8 / 1e6
+    assert _queue_rule(s) == 0.004 and s.step == ACCESS_SHARE * packet_time == pytest.approx(0.00225792)
+    # Not where the access link sends a packet within the step (2 Mbit/s: a burst shares a step), nor where it
+    # takes two steps or more (0.5 Mbit/s), nor with RED (the spacing cap's conditions), nor at 20 flows (top
+    # window 26 packets).
+    for other in (dataclasses.replace(s, access_rate=2e6), dataclasses.replace(s, access_rate=0.5e6),
+                  dataclasses.replace(s, queue=sim.RED(min_th=5, max_th=500, max_p=0.02)),
+                  dataclasses.replace(s, n_flows=20)):
+        assert other.step == _queue_rule(other) == 0.004
 
 
 def test_a_chosen_step_longer_than_a_flows_spacing_warns_of_time_outs_where_windows_are_small():
