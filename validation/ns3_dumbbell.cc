@@ -10,6 +10,27 @@
 // own transmit queue holds 1 packet, so the queue disc holds the backlog.
 // Prints one JSON object with the statistics over [warmup, duration].
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <list>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+// RED's average queue is private in ns-3; it is read (never written) for the diagnosis column red_avg.
+#define private public
+#include "ns3/red-queue-disc.h"
+#undef private
+
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -222,6 +243,9 @@ Ptr<Queue<Packet>> g_devq;
 double g_qSum = 0;
 uint64_t g_qN = 0;
 double g_qdSum = 0;
+Ptr<RedQueueDisc> g_red;
+double g_redAvgSum = 0;
+std::vector<double> g_redSamples;  // RED's average every 20 ms
 std::vector<double> g_qSamples;  // every 20 ms (for std/percentiles)
 std::ofstream g_qtrace;
 
@@ -233,10 +257,18 @@ SampleQueue(double period)
     {
         g_qSum += q;
         g_qdSum += g_bq->GetNPackets();
+        if (g_red)
+        {
+            g_redAvgSum += g_red->m_qAvg;
+        }
         g_qN++;
         if (g_qN % 20 == 0)
         {
             g_qSamples.push_back(q);
+            if (g_red)
+            {
+                g_redSamples.push_back(g_red->m_qAvg);
+            }
         }
         if (g_qtrace.is_open() && g_qN % 100 == 0)
         {
@@ -247,6 +279,16 @@ SampleQueue(double period)
 }
 
 QueueDisc::Stats g_statsWarm;
+
+double
+ReasonCount(const QueueDisc::Stats& end, const QueueDisc::Stats& start, const char* reason)
+{
+    auto get = [&](const QueueDisc::Stats& x) {
+        auto it = x.nDroppedPacketsBeforeEnqueue.find(reason);
+        return it == x.nDroppedPacketsBeforeEnqueue.end() ? 0.0 : double(it->second);
+    };
+    return get(end) - get(start);
+}
 
 void
 AtWarmup()
@@ -277,6 +319,8 @@ main(int argc, char* argv[])
     uint32_t rwnd = 65535;
     uint32_t dataRetries = 100;
     std::string recovery = "prr";
+    bool pacing = false;
+    uint32_t delAck = 2;
     std::string qtrace, flowFile;
 
     CommandLine cmd;
@@ -302,6 +346,8 @@ main(int argc, char* argv[])
     cmd.AddValue("rwnd", "receive buffer = largest window [bytes]", rwnd);
     cmd.AddValue("dataRetries", "TcpSocket::DataRetries", dataRetries);
     cmd.AddValue("recovery", "prr or classic", recovery);
+    cmd.AddValue("delAck", "TcpSocket::DelAckCount (diagnosis; the references use 2)", delAck);
+    cmd.AddValue("pacing", "TCP pacing (diagnosis only; the references' senders do not pace)", pacing);
     cmd.AddValue("qtrace", "file for the queue every 0.1 s", qtrace);
     cmd.AddValue("flowFile", "file for per-flow statistics", flowFile);
     cmd.Parse(argc, argv);
@@ -326,7 +372,7 @@ main(int argc, char* argv[])
                                                      : TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(g_segSize));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(1));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAck));
     Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(200)));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 20));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(rwnd));
@@ -337,6 +383,7 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(1)));
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MilliSeconds(500)));
+    Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(pacing));
     if (ecn)
     {
         Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
@@ -385,6 +432,7 @@ main(int argc, char* argv[])
     QueueDiscContainer bqd = tch.Install(bdev.Get(0));
     big.Install(bdev.Get(1));
     g_bq = bqd.Get(0);
+    g_red = DynamicCast<RedQueueDisc>(g_bq);
     g_devq = DynamicCast<PointToPointNetDevice>(bdev.Get(0))->GetQueue();
 
     Ipv4AddressHelper addr;
@@ -504,6 +552,23 @@ main(int argc, char* argv[])
     }
     qvar /= std::max<size_t>(qs.size(), 1);
     auto pct = [&](double p) { return qs.empty() ? 0.0 : qs[size_t(p * (qs.size() - 1))]; };
+    struct
+    {
+        double std = 0, p5 = 0, p95 = 0;
+    } rs;
+    if (!g_redSamples.empty())
+    {
+        std::vector<double> r = g_redSamples;
+        std::sort(r.begin(), r.end());
+        double m = std::accumulate(r.begin(), r.end(), 0.0) / r.size();
+        for (double x : r)
+        {
+            rs.std += (x - m) * (x - m);
+        }
+        rs.std = std::sqrt(rs.std / r.size());
+        rs.p5 = r[size_t(0.05 * (r.size() - 1))];
+        rs.p95 = r[size_t(0.95 * (r.size() - 1))];
+    }
 
     std::printf("{\"drop_rate\": %.6g, \"mark_rate\": %.6g, \"avg_queue\": %.5g, \"avg_queue_disc\": %.5g, "
                 "\"utilization\": %.5f, \"timeouts_per_packet\": %.5g, \"timeout_fraction\": %.5g, "
@@ -511,7 +576,9 @@ main(int argc, char* argv[])
                 "\"data_sent\": %lu, \"rtos\": %lu, \"rtos_first\": %lu, \"rtos_small_cwnd\": %lu, "
                 "\"rto_in_open\": %lu, \"rto_in_disorder\": %lu, \"rto_in_cwr\": %lu, \"rto_in_recovery\": %lu, "
                 "\"rto_in_loss\": %lu, \"recoveries\": %lu, \"queue_std\": %.4g, \"queue_p5\": %.4g, "
-                "\"queue_p95\": %.4g, \"queue_frac_empty\": %.4g}\n",
+                "\"queue_p95\": %.4g, \"queue_frac_empty\": %.4g, \"red_avg\": %.4g, \"red_forced\": %.0f, "
+                "\"red_unforced\": %.0f, \"red_avg_std\": %.4g, \"red_avg_p5\": %.4g, "
+                "\"red_avg_p95\": %.4g}\n",
                 (drops + marks) / std::max(arrivals, 1.0), marks / std::max(arrivals, 1.0), qmean,
                 g_qdSum / std::max<uint64_t>(g_qN, 1), g_bottleneckBytes * 8.0 / (bw * T),
                 double(rtos) / std::max<uint64_t>(tx, 1), lossT / (n * T), cw / n, s1 * s1 / (n * s2),
@@ -519,7 +586,9 @@ main(int argc, char* argv[])
                 (unsigned long)rtosSmall, (unsigned long)g_rtoFrom[0], (unsigned long)g_rtoFrom[1],
                 (unsigned long)g_rtoFrom[2], (unsigned long)g_rtoFrom[3], (unsigned long)g_rtoFrom[4],
                 (unsigned long)recov, std::sqrt(qvar), pct(0.05), pct(0.95),
-                qs.empty() ? 0.0 : double(empty) / qs.size());
+                qs.empty() ? 0.0 : double(empty) / qs.size(), g_redAvgSum / std::max<uint64_t>(g_qN, 1),
+                ReasonCount(st, g_statsWarm, RedQueueDisc::FORCED_DROP),
+                ReasonCount(st, g_statsWarm, RedQueueDisc::UNFORCED_DROP), rs.std, rs.p5, rs.p95);
     if (!flowFile.empty())
     {
         std::ofstream ff(flowFile);

@@ -222,6 +222,8 @@ def main(argv=None):
     o.add_argument("--rtt", type=float, dest="rtt_s")
     o.add_argument("--flow-file")
     o.add_argument("--qtrace")
+    o.add_argument("--pacing", action="store_true", help="ns-3 TCP pacing (diagnosis only)")
+    o.add_argument("--del-ack", type=int, default=2, help="segments per ACK (diagnosis only; 2 is the set-up)")
     a = ap.parse_args(argv)
     if a.cmd == "build":
         print(build(ns3_root(a.ns3)))
@@ -248,6 +250,7 @@ def main(argv=None):
         return
     kw = {f.name: getattr(a, f.name) for f in dataclasses.fields(Config) if f.name != "name"}
     extra = ([f"--flowFile={a.flow_file}"] if a.flow_file else []) + ([f"--qtrace={a.qtrace}"] if a.qtrace else [])
+    extra += (["--pacing=1"] if a.pacing else []) + [f"--delAck={a.del_ack}"]
     print(json.dumps(run(Config("one", **kw), *extra)))
 
 

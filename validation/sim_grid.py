@@ -3,8 +3,9 @@
 Run from the repository root (the package importable)::
 
     python validation/sim_grid.py [--grid validation/ns3_grid.csv] [--out validation/sim_grid.csv]
+    python validation/sim_grid.py --table prr-ns3.44     # the comparison as a markdown table
 
-Each row of the ns-3 CSV (its first seed) becomes a ``sim.Scenario`` with the
+Each configuration of the ns-3 CSV (its seed-1 row) becomes a ``sim.Scenario`` with the
 conventions of ``tests/test_sim_validation.py``'s ``_ns3_scenario``: rtt,
 rtt_spread, packet_size, access_rate = max(10 C / N, 1 Mbit/s), start_spread
 10 s, the ns-3 run's duration and warm-up; queue ``sim.DropTail(buffer=limit)``
@@ -14,7 +15,8 @@ W = 65535 // (packet_size - 40), ns-3's window without window scaling (122
 segments at 576 bytes, 44 at 1500), once with the default recovery (RFC 6937
 PRR) and once with ``recovery="prr-ns3.44"``; seeds 1 and 2 batched in one
 ``simulate`` call and averaged.  Writes one row per configuration and sender
-with ns-3's and the simulator's figures and the relative errors.
+with ns-3's (the mean over the seeds the CSV holds) and the simulator's
+figures and the relative errors.
 """
 
 import argparse
@@ -55,17 +57,24 @@ def main(argv=None):
     ap.add_argument("--out", default="validation/sim_grid.csv")
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--seeds", type=int, nargs="*", default=[1, 2])
+    ap.add_argument("--table", choices=["prr", "prr-ns3.44"], help="only print the markdown table of --out")
     a = ap.parse_args(argv)
+    if a.table:
+        table(a.out, a.table)
+        return
     with open(a.grid) as f:
-        rows = [r for r in csv.DictReader(f) if r["seed"] == "1" and (not a.only or r["name"] in a.only)]
+        every = [r for r in csv.DictReader(f) if not a.only or r["name"] in a.only]
+    rows = [r for r in every if r["seed"] == "1"]
     out = []
     for row in rows:
         for recovery in ("prr", "prr-ns3.44"):
             t0 = time.time()
             runs = sim.simulate([scenario(row, recovery, s) for s in a.seeds])
-            res = {"name": row["name"], "recovery": recovery, "sim_wall_s": round(time.time() - t0, 1)}
+            same = [r for r in every if r["name"] == row["name"]]
+            res = {"name": row["name"], "recovery": recovery, "ns3_seeds": len(same),
+                   "sim_wall_s": round(time.time() - t0, 1)}
             for ns3_key, sim_key in METRICS:
-                ref = float(row[ns3_key])
+                ref = float(np.mean([float(r[ns3_key]) for r in same]))
                 val = float(np.mean([getattr(r, sim_key) for r in runs]))
                 res["ns3_" + ns3_key] = ref
                 res["sim_" + ns3_key] = val
@@ -78,6 +87,33 @@ def main(argv=None):
         w = csv.DictWriter(f, fieldnames=list(out[0]))
         w.writeheader()
         w.writerows(out)
+
+
+
+def table(path="validation/sim_grid.csv", recovery="prr-ns3.44"):
+    """Markdown: ns-3 vs simulator per configuration (``recovery`` rows), misses starred.
+
+    Misses: loss off by more than 20 % (where ns-3's loss > 0.1 %), queue 15 %,
+    time-outs per packet 2x (where ns-3's > 1e-3), utilization 0.02.
+    """
+    with open(path) as f:
+        rows = [r for r in csv.DictReader(f) if r["recovery"] == recovery]
+    print(f"| config | loss ns-3 / sim (err) | queue ns-3 / sim (err) | util ns-3 / sim | to/pkt ns-3 / sim (x) | Jain ns-3 / sim |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        g = {k: float(v) for k, v in r.items() if k.startswith(("ns3_", "sim_", "err_"))}
+        loss_miss = g["ns3_drop_rate"] > 1e-3 and abs(g["err_drop_rate"]) > 0.2
+        q_miss = abs(g["err_avg_queue"]) > 0.15
+        u_miss = abs(g["sim_utilization"] - g["ns3_utilization"]) > 0.02
+        to_ratio = g["sim_timeouts_per_packet"] / g["ns3_timeouts_per_packet"] if g["ns3_timeouts_per_packet"] else math.nan
+        to_miss = g["ns3_timeouts_per_packet"] > 1e-3 and not 0.5 <= to_ratio <= 2
+        star = lambda m: " **miss**" if m else ""
+        seeds = "" if r["ns3_seeds"] == "1" else f" ({r['ns3_seeds']} seeds)"
+        print(f"| {r['name']}{seeds} | {g['ns3_drop_rate']:.4f} / {g['sim_drop_rate']:.4f} ({100 * g['err_drop_rate']:+.0f} %){star(loss_miss)} "
+              f"| {g['ns3_avg_queue']:.1f} / {g['sim_avg_queue']:.1f} ({100 * g['err_avg_queue']:+.0f} %){star(q_miss)} "
+              f"| {g['ns3_utilization']:.3f} / {g['sim_utilization']:.3f}{star(u_miss)} "
+              f"| {g['ns3_timeouts_per_packet']:.1e} / {g['sim_timeouts_per_packet']:.1e} (x{to_ratio:.2f}){star(to_miss)} "
+              f"| {g['ns3_jain']:.2f} / {g['sim_jain']:.2f} |")
 
 
 if __name__ == "__main__":
