@@ -60,7 +60,15 @@ Conventions (those of /work/shared/reference/README.md, generalised to other lin
   recovery, loss = a back-off), ``recoveries`` (entries into fast recovery),
   ``drops``, ``marks``, ``arrivals``, ``data_sent``.  ``one --flow-file F``
   writes per-flow drops, time-outs, recoveries, windows and goodputs;
-  ``--qtrace F`` the queue every 0.1 s.
+  ``--qtrace F`` the queue every 0.1 s.  RED rows also report ``red_avg``
+  (time-average of RedQueueDisc's average, read from its private member;
+  ``red_avg_std``, ``red_avg_p5``, ``red_avg_p95`` every 20 ms) and
+  ``red_forced`` / ``red_unforced`` drops.  Diagnosis only, off the
+  references' set-up: ``one --pacing`` (ns-3 TCP pacing), ``one --del-ack 1``
+  (an ACK per segment).
+* Files: ns3_grid.csv (the grid, seed 1, and seed 2 on the rows that looked
+  off), ns3_check.csv (seven reference rows re-run); sim_grid.py runs the
+  simulator on the grid and writes sim_grid.csv.
 """
 
 import argparse
