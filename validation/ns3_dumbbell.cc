@@ -67,6 +67,20 @@ std::vector<double> g_lossTime;    // time in CA_LOSS within the window
 uint64_t g_rtoFrom[6] = {0, 0, 0, 0, 0, 0};  // RTOs by the state they struck in
 std::vector<uint64_t> g_rtoSmallWnd;  // RTOs (first expiry) with ssthresh-input flight <= 4 segments... cwnd <= 4
 std::map<uint32_t, int> g_addrFlow;
+// Diagnosis (--rtrace): each fast recovery's entry and exit, the window, pipe and data sent in it.
+std::ofstream g_rtrace;
+
+struct Recovery
+{
+    double ssth = 0;     // last ssthresh [segments]
+    double pipe = 0;     // last BytesInFlight [segments]
+    double t = 0;        // entry time of the current recovery
+    double cwnd = 0;     // cwnd at entry (before the reduction)
+    double pipeIn = 0;   // BytesInFlight at entry
+    uint64_t sent = 0;   // data segments sent since entry
+};
+
+std::vector<Recovery> g_rec;  // per flow (empty without --rtrace)
 
 bool
 Measuring()
@@ -130,6 +144,22 @@ CongStateChange(int f, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongSt
     {
         g_recov[f]++;
     }
+    if (g_rtrace.is_open())
+    {
+        if (now == TcpSocketState::CA_RECOVERY && g_state[f] != TcpSocketState::CA_RECOVERY)
+        {
+            g_rec[f].t = t;
+            g_rec[f].cwnd = g_cwndLast[f];
+            g_rec[f].pipeIn = g_rec[f].pipe;
+            g_rec[f].sent = 0;
+        }
+        else if (g_state[f] == TcpSocketState::CA_RECOVERY && now != TcpSocketState::CA_RECOVERY && Measuring())
+        {
+            const Recovery& r = g_rec[f];
+            g_rtrace << f << "," << r.t << "," << t << "," << int(now) << "," << r.cwnd << "," << r.pipeIn << ","
+                     << r.ssth << "," << g_cwndLast[f] << "," << r.sent << "\n";
+        }
+    }
     if (now != g_state[f])
     {
         g_state[f] = now;
@@ -138,11 +168,27 @@ CongStateChange(int f, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongSt
 }
 
 void
+SsthChange(int f, uint32_t, uint32_t now)
+{
+    g_rec[f].ssth = double(now) / g_segSize;
+}
+
+void
+PipeChange(int f, uint32_t, uint32_t now)
+{
+    g_rec[f].pipe = double(now) / g_segSize;
+}
+
+void
 TxTrace(int f, Ptr<const Packet> p, const TcpHeader&, Ptr<const TcpSocketBase>)
 {
     if (p->GetSize() > 0 && Measuring())
     {
         g_txData[f]++;
+    }
+    if (p->GetSize() > 0 && g_state[f] == TcpSocketState::CA_RECOVERY && !g_rec.empty())
+    {
+        g_rec[f].sent++;
     }
 }
 
@@ -234,6 +280,11 @@ Hook(int f)
     tcp->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndChange, f));
     tcp->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongStateChange, f));
     tcp->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TxTrace, f));
+    if (g_rtrace.is_open())
+    {
+        tcp->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&SsthChange, f));
+        tcp->TraceConnectWithoutContext("BytesInFlight", MakeBoundCallback(&PipeChange, f));
+    }
     g_cwndLast[f] = 1.0;
     g_cwndT[f] = Simulator::Now().GetSeconds();
 }
@@ -248,6 +299,35 @@ double g_redAvgSum = 0;
 std::vector<double> g_redSamples;  // RED's average every 20 ms
 std::vector<double> g_qSamples;  // every 20 ms (for std/percentiles)
 std::ofstream g_qtrace;
+// Diagnosis (--atrace): every arrival at the bottleneck queue disc while measuring: the queue disc's
+// packets before it, the device queue's, RED's average after its update, and the outcome
+// (0 queued, 1 early drop, 2 forced drop, 3 other drop).
+std::ofstream g_atrace;
+
+void
+ArrivalLog(uint32_t queued, int outcome)
+{
+    if (g_atrace.is_open() && Measuring())
+    {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "%.6f,%u,%u,%.4f,%d\n", Simulator::Now().GetSeconds(), queued,
+                      g_devq->GetNPackets(), g_red ? g_red->m_qAvg : 0.0, outcome);
+        g_atrace << buf;
+    }
+}
+
+void
+OnEnqueue(Ptr<const QueueDiscItem>)
+{
+    ArrivalLog(g_bq->GetNPackets() - 1, 0);
+}
+
+void
+OnDropBefore(Ptr<const QueueDiscItem>, const char* reason)
+{
+    std::string r(reason);
+    ArrivalLog(g_bq->GetNPackets(), r == RedQueueDisc::UNFORCED_DROP ? 1 : r == RedQueueDisc::FORCED_DROP ? 2 : 3);
+}
 
 void
 SampleQueue(double period)
@@ -321,7 +401,7 @@ main(int argc, char* argv[])
     std::string recovery = "prr";
     bool pacing = false;
     uint32_t delAck = 2;
-    std::string qtrace, flowFile;
+    std::string qtrace, flowFile, atrace, rtrace;
 
     CommandLine cmd;
     cmd.AddValue("n", "flows", n);
@@ -350,6 +430,8 @@ main(int argc, char* argv[])
     cmd.AddValue("pacing", "TCP pacing (diagnosis only; the references' senders do not pace)", pacing);
     cmd.AddValue("qtrace", "file for the queue every 0.1 s", qtrace);
     cmd.AddValue("flowFile", "file for per-flow statistics", flowFile);
+    cmd.AddValue("atrace", "file for every arrival at the bottleneck (diagnosis)", atrace);
+    cmd.AddValue("rtrace", "file for every fast recovery (diagnosis)", rtrace);
     cmd.Parse(argc, argv);
 
     g_warmup = warmup;
@@ -479,6 +561,12 @@ main(int argc, char* argv[])
     g_stateT.assign(n, 0);
     g_lossTime.assign(n, 0);
     g_rxAtWarmup.assign(n, 0);
+    if (!rtrace.empty())
+    {
+        g_rtrace.open(rtrace);
+        g_rtrace << "flow,t_enter,t_exit,state_exit,cwnd_enter,pipe_enter,ssthresh,cwnd_exit,sent\n";
+        g_rec.assign(n, Recovery());
+    }
 
     for (uint32_t i = 0; i < n; i++)
     {
@@ -501,6 +589,13 @@ main(int argc, char* argv[])
     g_bq->TraceConnectWithoutContext("Drop", MakeCallback(&OnDrop));
     g_bq->TraceConnectWithoutContext("Mark", MakeCallback(&OnMark));
     bdev.Get(0)->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&PhyTxEnd));
+    if (!atrace.empty())
+    {
+        g_atrace.open(atrace);
+        g_atrace << "time_s,queued,device,red_avg,outcome\n";
+        g_bq->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnEnqueue));
+        g_bq->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&OnDropBefore));
+    }
     if (!qtrace.empty())
     {
         g_qtrace.open(qtrace);

@@ -65,7 +65,12 @@ Conventions (those of /work/shared/reference/README.md, generalised to other lin
   ``red_avg_std``, ``red_avg_p5``, ``red_avg_p95`` every 20 ms) and
   ``red_forced`` / ``red_unforced`` drops.  Diagnosis only, off the
   references' set-up: ``one --pacing`` (ns-3 TCP pacing), ``one --del-ack 1``
-  (an ACK per segment).
+  (an ACK per segment); traces ``one --atrace F`` (every arrival at the
+  bottleneck queue disc while measuring: the queue disc's and the device
+  queue's packets before it, RED's average after its update, the outcome) and
+  ``one --rtrace F`` (every fast recovery: entry and exit times, the window
+  and BytesInFlight at entry, ssthresh, the window before the exit, the data
+  segments sent in it).
 * Files: ns3_grid.csv (the grid, seed 1, and seed 2 on the rows that looked
   off), ns3_check.csv (seven reference rows re-run); sim_grid.py runs the
   simulator on the grid and writes sim_grid.csv.
@@ -230,6 +235,8 @@ def main(argv=None):
     o.add_argument("--rtt", type=float, dest="rtt_s")
     o.add_argument("--flow-file")
     o.add_argument("--qtrace")
+    o.add_argument("--atrace", help="every arrival at the bottleneck: queue disc, device queue, RED average, outcome")
+    o.add_argument("--rtrace", help="every fast recovery: entry, exit, window and pipe at entry, ssthresh, sent")
     o.add_argument("--pacing", action="store_true", help="ns-3 TCP pacing (diagnosis only)")
     o.add_argument("--del-ack", type=int, default=2, help="segments per ACK (diagnosis only; 2 is the set-up)")
     a = ap.parse_args(argv)
@@ -258,6 +265,7 @@ def main(argv=None):
         return
     kw = {f.name: getattr(a, f.name) for f in dataclasses.fields(Config) if f.name != "name"}
     extra = ([f"--flowFile={a.flow_file}"] if a.flow_file else []) + ([f"--qtrace={a.qtrace}"] if a.qtrace else [])
+    extra += [f"--{k}={v}" for k, v in (("atrace", a.atrace), ("rtrace", a.rtrace)) if v]
     extra += (["--pacing=1"] if a.pacing else []) + [f"--delAck={a.del_ack}"]
     print(json.dumps(run(Config("one", **kw), *extra)))
 
