@@ -179,7 +179,8 @@ class RED(Result):
     Drops are spaced as Floyd & Jacobson specify: the probability ``p_b`` comes
     from :func:`tcpmodels.red.drop_probability`, and the gap (in arriving
     packets) between drops is uniform on [1, 1/p_b], so the drop rate is about
-    2 p_b.
+    2 p_b.  As in ns-2's and ns-3's RED, an arrival that finds at most one
+    packet queued is not dropped (or marked) early, however high the average.
 
     Examples
     --------
