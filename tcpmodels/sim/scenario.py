@@ -1261,8 +1261,8 @@ class Scenario(Result):
         RED's early drops, spread over the arrivals, do not hinge on the step
         as an overflow's do (measured, 905f7e2, seeds 1-2: 80 flows, 20 Mbit/s,
         50 ms, RED 5/250/0.1, windows under 6 packets, time out 1.06 times as
-        often per packet at its 20 ms step as at 1.5 ms (1.04 on 3819adb, seeds
-        1-3), 1.01 at 4.6 ms, loss +1 %
+        often per packet at its 20 ms step as at 1.5 ms (1.04 on 3819adb, 1.05
+        on 94e94b5, seeds 1-3), 1.01 at 4.6 ms, loss +1 %
         and +2 %; 60 flows, 80 ms, RED 100/800/0.1, windows of 7.9, 0.87 at a
         32 ms step, 2.3 packet spacings), so RED, its kin and FPQ are left
         uncapped.  Never below a sixteenth of the RTT: that bounds the cost at
