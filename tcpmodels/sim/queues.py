@@ -572,15 +572,17 @@ class _REDState(_FIFO):
             forced = forced + hot * n
             # F&J: a forced drop resets the count (n = 0: a scenario of the batch done with its step).
             count = ops.where(hot & (n > 0), 0.0, count)
-            below = ops.where(hot, 0.0, self._judged(x, r, n))  # arrivals judged below the point
+            below, spared = self._below(x, r, n, hot, end)  # arrivals judged below the point
             if first:  # spaced drops judged at the segment's mean average
                 # Arrivals spared at a short queue restart the count: before the judged
                 # ones on a rising ramp, after them on a falling one.
-                spared = below < ops.where(hot, 0.0, n)
-                count = ops.where(spared & (r >= 0.0), 0.0, count)
+                if ops.any(spared):
+                    count = ops.where(spared & (r >= 0.0), 0.0, count)
                 decided, count = self._spaced(p + slope * 0.5 * (a_end - a1), below, count, site.SPACED)
-                count = ops.where(spared & (r < 0.0), 0.0, count)
-                early = early + decided + self._held_short(x, below, n, fill, p, hot)
+                early = early + decided
+                if ops.any(spared):
+                    count = ops.where(spared & (r < 0.0), 0.0, count)
+                    early = early + self._held_short(x, below, n, fill, p, hot)
             else:  # each later run starts after forced drops: spaced together below
                 later = later + below
             ended_hot = ops.where(n > 0, hot, ended_hot)
@@ -599,6 +601,15 @@ class _REDState(_FIFO):
         self.count = count
         self.forced = ops.give(forced)
         return ops.give(forced + early)
+
+    def _below(self, x, r, n, hot, end):
+        """A segment's arrivals judged below the all-drop point, and where some were spared at a short queue."""
+        ops = self.ops
+        below = ops.where(hot, 0.0, n)
+        if not ops.any(ops.minimum(x, end) <= JUDGED_ABOVE):  # (no ramp of the batch runs that low this step)
+            return below, False
+        judged = ops.where(hot, 0.0, self._judged(x, r, n))
+        return judged, judged < below
 
     def _judged(self, x, r, n):
         """Of n arrivals along the ramp x + r j (j = 0 ... n - 1), those that find more than JUDGED_ABOVE queued."""
