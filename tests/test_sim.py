@@ -307,6 +307,8 @@ def _packet_red(q, state, arrivals, serve, spec, rng):
             forced, count = forced + 1, 0
             continue
         p_b = max(spec.max_p * (avg - spec.min_th) / (spec.max_th - spec.min_th), 0.0)
+        if x <= queues.JUDGED_ABOVE:  # (ns-2's and ns-3's qlen > 1) not judged; the count restarts
+            p_b = 0.0
         # F&J: p_a = p_b / (1 - count p_b), count the arrivals since the last drop.
         if p_b > 0 and (count * p_b >= 1 or rng.random() * (1 - count * p_b) < p_b):
             early, count = early + 1, 0
@@ -413,6 +415,28 @@ def test_red_queue_matches_packet_level_red_under_overload(load):
             drops += d, d_ref
     assert queue[0] == pytest.approx(queue[1], rel=0.02)
     assert drops[0] == pytest.approx(drops[1], rel=0.01)
+
+
+@pytest.mark.parametrize("queue,arrivals,serve", [(30.0, 100.0, 200.0), (0.0, 100.0, 90.0), (0.0, 50.0, 100.0)],
+                         ids=["draining", "held", "idle"])
+def test_red_spares_arrivals_that_find_a_short_queue(queue, arrivals, serve):
+    # RED (ns-2's and ns-3's qlen > 1) judges early only arrivals that find
+    # more than one packet queued, whatever the average: here held at 100 (p_b
+    # 0.1, F&J's 18 decisions per 100 arrivals).  Against RED packet by packet,
+    # 3000 steps from the same queue: a queue draining from 30 packets at 1.2
+    # per arrival is judged for its first 25 arrivals (4.09 decisions a step,
+    # packet by packet 4.13, whose mean's spread is 0.03); one the arrivals
+    # would lift by 0.1 per arrival holds at a packet while RED drops the
+    # excess (8.90 and 9.00: the step rounds whole packets); an idle link, none.
+    spec = sim.RED(min_th=0, max_th=200, max_p=0.2, weight=1e-9)
+    state, ref, rng = _red_state(spec, seed=5), [100.0, 0], np.random.default_rng(7)
+    state.avg = np.array([100.0])
+    step = packet = 0.0
+    for k in range(3000):
+        step += _early_drops(state, k, np.array([queue]), np.array([arrivals]), np.zeros(1), np.array([serve]))[0]
+        packet += _packet_red(queue, ref, int(arrivals), serve, spec, rng)[1]
+    assert step == pytest.approx(packet, rel=0.03, abs=0.0)
+    assert step < 0.5 * 3000 * 18.2  # (every arrival judged: 18.2 decisions a step)
 
 
 def _identical(a, b):

@@ -38,7 +38,8 @@ def test_small_windows_cap_the_step_at_a_quarter_of_a_flows_packet_spacing():
     assert _queue_rule(s) == pytest.approx(0.0144) and s.step == pytest.approx(0.004608)
     # The same with random drop, which drops by overflow too.  RED with max_th 250 has the same top but keeps
     # its rule's 20 ms (28.8 ms over the RTT/2 ceiling): its early drops did not depend on the step (measured on
-    # 3819adb, seeds 1-3: time-outs per packet 1.04 times a 1.5 ms step's at 20 ms, 1.07 at 4.6 ms; Scenario.step).
+    # 3819adb, seeds 1-3: time-outs per packet 1.04 times a 1.5 ms step's at 20 ms, 1.07 at 4.6 ms; 94e94b5
+    # 1.05 and 1.07; Scenario.step).
     assert dataclasses.replace(s, queue=sim.RandomDrop(buffer=250)).step == s.step
     for queue in (sim.RED(min_th=5, max_th=250, max_p=0.1), sim.CHOKe(min_th=5, max_th=250, max_p=0.1)):
         red = dataclasses.replace(s, queue=queue)

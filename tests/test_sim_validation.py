@@ -183,9 +183,10 @@ def test_fpq_holds_five_packets_per_flow_and_its_loss_target(n_flows):
     # Morris Fig. 6.5-6.7 on the standard set-up (Fig. 3.2: 10 Mbit/s, ~100 ms,
     # 576-byte packets, Tahoe): FPQ keeps about ppf = 5 packets per flow queued
     # and the loss near its target (1.6 % cap; 1.1 % at 100 flows, where the
-    # window (q + bdp)/n is larger).  Measured on 3819adb: queue 3.9, 4.0, 4.2
+    # window (q + bdp)/n is larger).  Measured on 94e94b5: queue 3.8, 4.0, 4.2
     # per flow (-23, -19, -17 %) at 100/300/1000 flows; loss -22, -12, +6 % of
-    # target (bb89f7d: -22, -18, -15 % and -21, -11, +7 %).
+    # target (3819adb the same but 3.9 per flow at 100; bb89f7d: -22, -18,
+    # -15 % and -21, -11, +7 %).
     # (Before the receivers held odd packets' ACKs, 4.5 per flow: a held packet
     # is one a flow's window keeps out of the queue.)  Tolerances: 25 % on
     # queue and loss, the spread of the thesis' own figures around the targets
@@ -269,21 +270,25 @@ def ns3_runs():
 # step (DropTail.phase_effect, drops.fifo_drops, tests/test_sim_phase.py) and
 # PRR taken once per ACK where a flow's ACKs share a step (Sender._prr_sends,
 # tests/test_sim_step.py) and round trips that hold the packet's and its
-# ACK's serialization (Scenario.serialization), measured on 3819adb (the
-# drop-tail rows at 100-200 flows on 03ee2dc, whose access-link rule runs
-# them at a 2.26 ms step instead of 4 ms: Scenario.step):
-#   RED 500/0.02, N = 10 ... 300:  +2/+3 x0.77, +3/+3 x1.55, +1/+3 x0.84,
+# ACK's serialization (Scenario.serialization), measured on 3819adb; on
+# 94e94b5, where RED spares the arrivals that find at most one packet queued
+# (queues.JUDGED_ABOVE), which moved five rows (RED 500/0.02 at 20 flows
+# x1.55, max_th 100 -1/-0, gentle at 50 flows +1 % on queue; RFC 6937's PRR
+# below: max_th 100 -7 %, gentle at 50 flows -5/-4 [x0.89]); the drop-tail
+# rows at 100-200 flows on 03ee2dc, whose access-link rule runs them at a
+# 2.26 ms step instead of 4 ms (Scenario.step):
+#   RED 500/0.02, N = 10 ... 300:  +2/+3 x0.77, +3/+3 x1.33, +1/+3 x0.84,
 #     +1/+2 x1.04, +3/+2 x1.23, -3/+0 [x0.86], +1/-0 [x1.04], -1/-1 [x0.90]
 #   RED N = 100, max_p 0.005, 0.01, 0.04, 0.08:  +0/-0 x1.01, -1/-2 x0.99,
 #     +2/+4 [x1.00], +1/+3 [x1.00]
-#   RED N = 100, max_th 100, 250, 1000, 2000:  -1/-0 [x0.94], +10/-0 [x1.14],
+#   RED N = 100, max_th 100, 250, 1000, 2000:  -2/-1 [x0.94], +10/-0 [x1.14],
 #     -1/-1 x0.91, -2/-2 x0.64
 #   drop-tail 500, N = 5 ... 200:  +36/-8, -7/-4 x0.50, +9/-2 x1.49, +3/-4 x3.99,
 #     +5/-4 x1.65, -1/-4 x1.11, +5/-3 x1.30, +4/-1 [x1.15], +3/-0 [x1.10]
 #     (3819adb, at 4 ms: +2/-3 x1.27, +1/-1 [x1.01], -2/-0 [x1.07] at
 #     100-200 flows; loss at 5 and 10 flows is below 0.1 %: 7e-5 and 6e-4,
 #     outside the goal; at 5 flows a run holds a few dozen drops)
-#   gentle RED 250/0.1, N = 50, 150, 300:  -1/+1 [x0.97], -2/+3 [x0.91], -4/+4 [x0.89]
+#   gentle RED 250/0.1, N = 50, 150, 300:  -1/+0 [x0.97], -2/+3 [x0.91], -4/+4 [x0.89]
 #   RED 500/0.02 with ECN, N = 20, 70, 150, 300:  +10/+10, +8/+9, +1/+1 x1.36,
 #     -3/-2 [x0.85]  (ECN's reductions are immediate halvings: ns-3 3.44
 #     paces them by PRR too, not modelled)
@@ -292,16 +297,16 @@ def ns3_runs():
 # +6/-3 x1.39, +4/-1 [x1.16], +1/-0 [x1.08]; the other rows -2 ... +12 % on
 # loss, -2 ... +12 % on queue.)
 # With the default sender, RFC 6937's PRR (Linux and later ns-3 releases),
-# the same batch reads (measured on 3819adb, seed 1; drop-tail at 100-200
-# flows on 03ee2dc):
+# the same batch reads (measured on 3819adb and 94e94b5, seed 1; drop-tail
+# at 100-200 flows on 03ee2dc):
 #   RED 500/0.02:  +1/+1 x0.61, -0/+1 x1.29, -1/+0 x0.80, -1/-0 x1.00, -1/-1 x1.07,
 #     -7/-4 [x0.84], -14/-0 [x0.73], -10/-0 [x0.80]
-#   max_p:  -5/-0 x0.87, -4/-4 x0.93, -3/-1 [x0.94], -5/-3 [x0.93];  max_th:  -7/+0
+#   max_p:  -5/-0 x0.87, -4/-4 x0.93, -3/-1 [x0.94], -5/-3 [x0.93];  max_th:  -8/+0
 #     [x0.87], -4/-0 [x0.86], -4/-4 x0.99, -4/-4 x0.57
 #   drop-tail:  -6/-4, -21/-3 x0.25, -2/-1 x0.25, -10/-2 x1.84, -8/-1 x0.95,
 #     -15/+0 x0.82, -16/+1 x0.88, -9/-1 [x0.75], -11/-0 [x0.87] (3819adb,
 #     at 4 ms: -17/+1 x0.93, -11/-1 [x0.75], -14/-0 [x0.87] at 100-200 flows)
-#   gentle:  -5/-4 [x0.89], -9/-4 [x0.87], -9/-2 [x0.87];  ECN:  +10/+10,
+#   gentle:  -6/-4 [x0.92], -9/-4 [x0.87], -9/-2 [x0.87];  ECN:  +10/+10,
 #     +8/+9, +2/+1 x1.68, -4/-1 [x0.83]
 # i.e. with ns-3 3.44's PRR every row that loses more than 0.1 % is within
 # 20 % on loss (-4 ... +11 %; RED with ECN at 20 flows +11 % and with max_th
@@ -432,19 +437,20 @@ def ns3_runs():
 #
 # Halving the step (4 ms to 2 ms on every row but drop-tail's at 100-200
 # flows) with ns-3 3.44's PRR on 3819adb (round trips holding the
-# serialization), seeds 1-2 at each, change of loss / queue (%): every RED,
-# gentle and ECN row within 4.2 % on loss (RED 500/0.02 at 200 flows +4.2 %,
-# gentle RED at 150 and 300 +3.3 and +3.1 %), 3.6 % on queue (gentle 150);
-# drop-tail 10 ... 80 flows +6.5, -1.9, -1.0, -1.7, +3.4 % on loss (10 flows,
-# below 0.1 % loss: seeds -0.4 and +13.8), queue within 1.8 %; 5 flows
-# +20.8 % (seeds +7.7 and +36.4 %: a few dozen drops a run).  Drop-tail at
-# 100, 150 and 200 flows, whose 1 Mbit/s access links take 4.6 ms a packet,
-# run on 03ee2dc at 2.26 ms (Scenario.step's access-link rule) and move by
-# -1.0, +1.8, +1.4 % on loss (150: +3.4 and +0.3; 200: +1.6 and +1.2), queue
-# within 1.0 %; from 4 ms, on 3819adb, they moved by +0.1, +4.8 and +5.4 %
-# (150: +3.7 and +6.0; 200: +6.0 and +4.7; tests/test_sim_step.py).  Issue
-# 12's 5 % is missed on drop-tail at 5 and 10 flows only (below 0.1 %
-# loss).  (bb89f7d: RED, gentle and ECN within 4.5 % on
+# serialization; the RED, gentle and ECN rows on 94e94b5), seeds 1-2 at each,
+# change of loss / queue (%): every RED, gentle and ECN row within 4.2 % on
+# loss (RED 500/0.02 at 200 flows +4.2 %, gentle RED at 150 and 300 +3.1 and
+# +3.4 %; 3819adb +3.3 and +3.1 %), 3.5 % on queue (gentle 300; 3819adb
+# 3.6 %, gentle 150); drop-tail 10 ... 80 flows +6.5, -1.9, -1.0, -1.7,
+# +3.4 % on loss (10 flows, below 0.1 % loss: seeds -0.4 and +13.8), queue
+# within 1.8 %; 5 flows +20.8 % (seeds +7.7 and +36.4 %: a few dozen drops a
+# run).  Drop-tail at 100, 150 and 200 flows, whose 1 Mbit/s access links
+# take 4.6 ms a packet, run on 03ee2dc at 2.26 ms (Scenario.step's
+# access-link rule) and move by -1.0, +1.8, +1.4 % on loss (150: +3.4 and
+# +0.3; 200: +1.6 and +1.2), queue within 1.0 %; from 4 ms, on 3819adb, they
+# moved by +0.1, +4.8 and +5.4 % (150: +3.7 and +6.0; 200: +6.0 and +4.7;
+# tests/test_sim_step.py).  Issue 12's 5 % is missed on drop-tail at 5 and 10
+# flows only (below 0.1 % loss).  (bb89f7d: RED, gentle and ECN within 4.5 % on
 # loss, 3.3 % on queue; drop-tail +5.8, -0.4, -0.6, +3.4, +3.0, +0.0, +4.0,
 # +5.8 %; 5 flows -8.9 %.)
 # Before (6557087, the
@@ -522,14 +528,15 @@ def test_timeouts_within_factor_2_of_reference(ns3_runs, key):
 
 def test_windows_match_reference(ns3_runs):
     # Not a goal, but it shows the sender: the average window is within 10 %
-    # of ns-3's on the RED, gentle and ECN rows (measured on 3819adb, seed 1,
-    # -2.9 ... +5.7 %; RFC 6937's PRR -5.0 ... +5.7 %; bb89f7d -5.5 ... +4.9 %;
-    # RFC 6675 recovery, before the duplicate ACKs were counted as they come,
-    # -9 ... +5 %: PRR's window in recovery is, as ns-3 traces it, the pipe plus
-    # what may leave), and within 15 % on drop-tail: measured -9.0 ... +0.7 %
-    # (80 and 5 flows -9.0 and -7.4 %; RFC 6937's PRR -6.5 ... +0.5 %; 100-200
-    # flows on 03ee2dc, at the access-link rule's 2.26 ms step, -0.4, +0.4,
-    # +0.7 %; 3819adb, at 4 ms, -9.0 ... +1.3 % and -6.5 ... +2.1 %; bb89f7d
+    # of ns-3's on the RED, gentle and ECN rows (measured on 94e94b5, seed 1,
+    # -3.0 ... +5.7 %, 3819adb -2.9 ... +5.7 %; RFC 6937's PRR -5.0 ... +5.7 %;
+    # bb89f7d -5.5 ... +4.9 %; RFC 6675 recovery, before the duplicate ACKs
+    # were counted as they come, -9 ... +5 %: PRR's window in recovery is, as
+    # ns-3 traces it, the pipe plus what may leave), and within 15 % on
+    # drop-tail: measured -9.0 ... +0.7 % (80 and 5 flows -9.0 and -7.4 %; RFC
+    # 6937's PRR -6.5 ... +0.5 %; 100-200 flows on 03ee2dc, at the access-link
+    # rule's 2.26 ms step, -0.4, +0.4, +0.7 %; 3819adb, at 4 ms, -9.0 ... +1.3 %
+    # and -6.5 ... +2.1 %; bb89f7d
     # -9.9 ... -0.1 %).  Drop-tail's mean window holds the escaping flow's,
     # which one run's phases size: the 80-flow row read -2.6 % at 4e3ebb8 (the
     # rank rule), -9.8 % on bb89f7d, -9.0 % on 3819adb, so the 10 % that
@@ -590,10 +597,11 @@ def _red_motion(bandwidth):
 MOTION = {"motion 10 Mbit/s": (_red_motion(10e6), 0.998), "motion 100 Mbit/s": (_red_motion(100e6), 1.000)}
 
 
-# V3's queue of 5 packets varies by 5 % from seed to seed, so the halving of
-# 4 seeds' means reads within +-3 % (seeds 1-4 +7.6 % on 3819adb) and 16
-# seeds' within +-1.7 % (+3.9 %; seeds 9-24 +4.1 +- 1.6 %).  A V3 run is cheap
-# (16 runs of 140 s take 5 s).
+# V3's queue of 5 packets varies by 4-6 % from seed to seed, so the halving of
+# 4 seeds' means reads within +-3 % (seeds 1-4 +4.1 % on 94e94b5, +7.6 % on
+# 3819adb) and 16 seeds' within +-1.9 % (+3.1 %, 3819adb +3.9 %; seeds 9-24
+# +1.6 +- 1.5 %, 3819adb +4.1 +- 1.6 %).  A V3 run is cheap (16 runs of 140 s
+# take 5 s).
 SEEDS = {"V3": range(1, 17)}
 
 
@@ -645,18 +653,23 @@ def test_few_flows_see_the_buffer_fill_and_drain(step_study):
 
 @pytest.mark.parametrize("key", ["few flows", *sorted(DYNAMICS), "motion 10 Mbit/s"])
 def test_halving_the_step_moves_loss_and_queue_less_than_5_percent(step_study, key):
-    # Issue 12's goal is 5 %, the bound.  Measured on 3819adb (round trips
-    # holding the serialization), 4 seeds, half step against default, loss /
-    # queue: ns-3 3.44's PRR (the test's sender) few flows +3.8 / -4.3 %, V1
-    # +0.8 / +0.3, V2 +2.2 / -1.4, V3 -2.6 / +7.6 (V3's queue of 5.2 packets;
-    # over 16 seeds, as the test runs it, -2.7 / +3.9), V4 +1.0 / -1.9, motion 10 Mbit/s +0.5
-    # / -1.7; RFC 6937's PRR (the default) -3.1 / -0.4, +0.6 / -0.9, -1.0 /
-    # +1.9, -4.0 / +3.2, -0.8 / -3.6, +0.7 / -1.8 (bb89f7d: 3.44's +2.2 /
-    # -1.5, -0.4 / -0.8, +2.5 / -1.5, -0.2 / +1.7, -1.2 / -1.4, -0.7 / -2.3).
+    # Issue 12's goal is 5 %, the bound.  Measured on 94e94b5 (RED spares the
+    # arrivals that find at most one packet queued), 4 seeds, half step
+    # against default, loss / queue: ns-3 3.44's PRR (the test's sender) few
+    # flows +3.8 / -4.3 % (drop-tail: as on 3819adb), V1 +1.2 / -1.1, V2 +4.5 /
+    # -0.8, V3 -1.5 / +4.1 (V3's queue of 5.6 packets; over 16 seeds, as the
+    # test runs it, -1.0 / +3.1), V4 -0.1 / -0.7, motion 10 Mbit/s -0.2 / -2.6;
+    # RFC 6937's PRR (the default) -3.1 / -0.4, +0.4 / -0.7, +0.2 / +2.4, +1.2
+    # / +6.6 (16 seeds -0.8 / +1.4), -1.6 / -1.0, -1.0 / -2.0 (3819adb: 3.44's
+    # V1 +0.8 / +0.3, V2 +2.2 / -1.4, V3 -2.6 / +7.6 (16 seeds -2.7 / +3.9),
+    # V4 +1.0 / -1.9, motion +0.5 / -1.7; RFC 6937's +0.6 / -0.9, -1.0 / +1.9,
+    # -4.0 / +3.2, -0.8 / -3.6, +0.7 / -1.8; bb89f7d: 3.44's +2.2 / -1.5, -0.4
+    # / -0.8, +2.5 / -1.5, -0.2 / +1.7, -1.2 / -1.4, -0.7 / -2.3).
     # Over 8 seeds at the default step, half and a quarter, ns-3 3.44's PRR:
-    # V1 loss +0.5 %, then -1.2 %; V2 +2.8 %, then -2.0 % (loss +20 %, +21 %
-    # at a quarter, against ns-3; utilization 0.928, 0.914, 0.912, ns-3 0.950;
-    # bb89f7d +3.2 %, -0.9 %, +21 %, +24 %).
+    # V1 loss +0.5 %, then +0.2 %; V2 +3.7 %, then -0.3 % (loss +18 %, +22 %
+    # at a quarter, against ns-3; utilization 0.933, 0.920, 0.919, ns-3 0.950;
+    # 3819adb +2.8 %, -2.0 %, +20 %, +21 %, 0.928, 0.914, 0.912; bb89f7d +3.2
+    # %, -0.9 %, +21 %, +24 %).
     # At 4e3ebb8 ns-3 3.44's PRR, which lets one packet out per ACK early in
     # recovery, moved V1 and V2 (30 flows, 50 Mbit/s, ~100 ms) beyond the goal's 5 % on
     # loss.  Over 8 seeds at the default step, half and a quarter: V1 loss
@@ -700,15 +713,7 @@ def _known_miss(key, reason):
     return pytest.param(key, marks=pytest.mark.xfail(strict=True, reason=reason))
 
 
-@pytest.mark.parametrize("key", ["V1", _known_miss("V2", (
-    "loss +21.0 % of ns-3's over seeds 1-4 on 3819adb (utilization 0.929 against 0.950, also 0.001 beyond "
-    "the goal's 0.02; bb89f7d +21.7 %, 0.930), beyond the issue's "
-    "20 %: PRR taken once per ACK where a flow's ACKs share a step (the stepfine merge) moved it from +15.0 % "
-    "(f81fa5f and 4e3ebb8, the same runs) toward what half the step read before (+25 % at 4e3ebb8): a step's "
-    "bunched ACKs of a flow no longer count as one ACK in recovery, so more leaves in it; RFC 6937's PRR reads "
-    "+11.4 %.  An ns-3 3.44 replica of V2 as the reference describes it reads 3.98-4.04e-3 (seeds 1-4, 100 s), "
-    "15 % above the row itself, and the simulator (bb89f7d) +5 % (default step) to +10 % (half) above the replica "
-    "(issue 12, open)")), "V3", "V4"])
+@pytest.mark.parametrize("key", ["V1", "V2", "V3", "V4"])
 def test_red_dynamics_keep_the_link_as_busy_as_ns3(step_study, key):
     # Issue 12's goal: utilization within 0.02 of the reference, where RED
     # swings (V2, V3: ns-3 0.950, 0.958) and where it settles (V1, V4: 0.992,
@@ -732,26 +737,36 @@ def test_red_dynamics_keep_the_link_as_busy_as_ns3(step_study, key):
     # 0.952, 0.991; loss +10, +21, +12, +7 %; queue -8, -24, -32, -0 %; RFC
     # 6937's 0.993, 0.939, 0.965, 0.995; +4, +11, +7, +2 %; -5, -23, -29, -2 %
     # (bb89f7d: 3.44's 0.989, 0.930, 0.957, 0.989; +12, +22, +9, +9 %; -7,
-    # -24, -29, -0 %).  V2 misses the goal with ns-3 3.44's PRR (xfail above):
-    # f81fa5f, the same code as bb89f7d but PRR once per step, read 0.936 and
-    # +15.0 % (V1 0.993, +5.9 %), as 4e3ebb8 did.
+    # -24, -29, -0 %).  On 94e94b5 (RED spares the arrivals that find at most
+    # one packet queued, as ns-2's and ns-3's RED do), 4 seeds (V3 16, as the
+    # test runs it): ns-3 3.44's PRR 0.989, 0.935, 0.959, 0.991; loss +9, +17,
+    # +10, +7 %; queue -7, -22, -28, +1 %; RFC 6937's 0.994, 0.944, 0.970,
+    # 0.993; +4, +11, +5, +3 %; -5, -21, -24, -1 %.  V2 met neither goal with
+    # ns-3 3.44's PRR before (a strict expected failure): +21.0 % and 0.929 on
+    # 3819adb, +21.7 % and 0.930 on bb89f7d, after PRR came to be taken once
+    # per ACK where a flow's ACKs share a step (f81fa5f and 4e3ebb8, PRR once
+    # per step, read 0.936 and +15.0 %; V1 0.993, +5.9 %).  An ns-3 3.44
+    # replica of V2 as the reference describes it reads 3.98-4.04e-3 (seeds
+    # 1-4, 100 s), 15 % above the row itself: the row is a low draw, and V2's
+    # loss stays near the goal's edge.
     # Loss within 20 % (the goal); the queue in the next test.
     runs, ref = step_study[key][0], DYNAMICS[key][1]
     assert _mean(runs, "utilization") == pytest.approx(ref["utilization"], abs=0.02)
     assert _mean(runs, "loss_rate") == pytest.approx(ref["drop_rate"], rel=0.2)
 
 
-@pytest.mark.parametrize("key", ["V1", "V2", _known_miss("V3", (
-    "queue -31 % of ns-3's 7.65 packets over seeds 1-16 on 3819adb (5.30; -29 % on bb89f7d, 4 seeds), beyond "
-    "the test's 30 %: an ns-3 replica of V2 with paced senders reproduces the simulator's queue swing (cycles, "
-    "the rise before the average's peak, 0.37 of the time empty against 0.46), where ns-3's unpaced senders' "
-    "bursts keep about 8 packets queued below full load; the fluid queue, paced within a step, holds none "
-    "(issue 12, open)")), "V4"])
+@pytest.mark.parametrize("key", ["V1", "V2", "V3", "V4"])
 def test_red_dynamics_queue_within_30_percent_of_ns3(step_study, key):
     # Not a goal of issue 12, a check of the swing: the queues of 5-27 packets
-    # within 30 %.  Measured on 3819adb, ns-3 3.44's PRR, 4 seeds (V3 16):
-    # -8, -24, -31, -0 % (RFC 6937's PRR -5, -23, -29, -2 %; bb89f7d -7, -24,
-    # -29, -0 %).  V2 and V3 swing and sit low; V3's is 5 packets.
+    # within 30 %.  Measured on 94e94b5, ns-3 3.44's PRR, 4 seeds (V3 16): -7,
+    # -22, -28, +1 % (RFC 6937's PRR -5, -21, -24, -1 %; 3819adb -8, -24, -31,
+    # -0 %, V3 then a strict expected failure; bb89f7d -7, -24, -29, -0 %).  V2
+    # and V3 swing and sit low; V3's is 5 packets.  What is left of it: the
+    # fluid queue, paced within a step, holds nothing below full load, where
+    # ns-3's unpaced senders' bursts keep packets queued (ns-3 3.44, V3 seed 1:
+    # 7.96 packets unpaced, 5.80 with TCP pacing at an unchanged utilization,
+    # 0.952 and 0.954; the 50 ms steps' fluid queue fed ns-3's own arrivals
+    # holds 2.3 of the 7.96).
     runs, ref = step_study[key][0], DYNAMICS[key][1]
     assert _mean(runs, "queue") == pytest.approx(ref["avg_queue"], rel=0.3)
 
@@ -759,19 +774,21 @@ def test_red_dynamics_queue_within_30_percent_of_ns3(step_study, key):
 @pytest.mark.parametrize("key", [
     "motion 10 Mbit/s",
     _known_miss("motion 100 Mbit/s", (
-        "with ns-3 3.44's PRR 0.969 at the default step, 0.920 at half (3819adb, seeds 1-4; bb89f7d 0.962, "
-        "0.919; RFC 6937's PRR 0.972, 0.951; the "
+        "with ns-3 3.44's PRR 0.970 at the default step, 0.932 at half (94e94b5, seeds 1-4; 3819adb 0.969, "
+        "0.920; bb89f7d 0.962, 0.919; RFC 6937's PRR 0.975, 0.951; the "
         "issue's ns-3 1.000): a finer step resolves the "
         "trains' collisions that the default step (128 packets of service against min_th's 5) smooths, and "
         "moves toward an ns-3 replica of this set-up, which idles the link more (0.71-0.74); the issue's 1.000 "
         "was not reproduced under the references' conventions (see below; issue 12, open)"))])
 def test_red_motion_keeps_the_link_busy_at_any_step(step_study, key):
     # Issue 12's goal: utilization within 0.02 of ns-3's, and a halved step
-    # must not move it.  Measured on 3819adb (round trips holding the
-    # serialization), seeds 1-4: ns-3 3.44's PRR 10 Mbit/s 0.999 at the
-    # default step, 0.998 at half, 100 Mbit/s 0.969 and 0.920 (loss 2.1e-5,
-    # 3.6e-5); RFC 6937's PRR 0.999, 0.999 and 0.972, 0.951 (1.9e-5, 2.5e-5)
-    # (bb89f7d: 3.44's 0.962, 0.919; RFC 6937's 0.974, 0.952).  With the duplicate ACKs
+    # must not move it.  Measured on 94e94b5 (RED spares the arrivals that
+    # find at most one packet queued), seeds 1-4: ns-3 3.44's PRR 10 Mbit/s
+    # 0.999 at the default step and at half, 100 Mbit/s 0.970 and 0.932 (loss
+    # 2.1e-5, 3.2e-5); RFC 6937's PRR 0.999, 0.999 and 0.975, 0.951 (1.9e-5,
+    # 2.6e-5) (3819adb: 3.44's 0.999, 0.998, 0.969, 0.920, loss 2.1e-5,
+    # 3.6e-5; RFC 6937's 0.999, 0.999, 0.972, 0.951; bb89f7d: 3.44's 0.962,
+    # 0.919; RFC 6937's 0.974, 0.952).  With the duplicate ACKs
     # counted as they come, before them: 3.44's 0.999, 0.999, 0.968, 0.919
     # (loss 2.1e-5, 3.6e-5); RFC 6937's 0.999, 0.999, 0.973, 0.950.  Before (4 seeds,
     # seed spread of the mean <= 0.016),

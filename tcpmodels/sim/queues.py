@@ -26,6 +26,11 @@ __all__ = ["make_queue", "Step"]
 # Crossing of RED's all-drop point: the Pade root is exact to a small fraction of
 # an arrival for |n log keep| < PADE; beyond, NEWTON steps refine it.
 PADE, NEWTON = 0.3, 2
+# RED judges early only the arrivals that find more than this many packets queued
+# (Floyd's ns-2 RED and ns-3's RedQueueDisc: ``qlen > 1``); see _REDState.
+JUDGED_ABOVE = 1.0
+# The HOLD site's draw for the rounding of _held_short (_hold's are its loop rounds).
+SHORT_HOLD = 1 << 31
 
 
 class Step:
@@ -415,6 +420,18 @@ class _REDState(_FIFO):
     the few w u the average moves), and after forced drops, which reset the
     count: the step's later spaced drops are drawn together at its end.
 
+    An arrival that finds at most one packet queued (``JUDGED_ABOVE``) is
+    not judged early, whatever the average, and restarts the count, as in
+    Floyd's ns-2 RED and ns-3's RedQueueDisc (``qlen > 1``): after a swing
+    the average lags a queue that has drained, and the drops it would still
+    call for fall on a link that is no longer congested.  Along a segment's
+    ramp those arrivals are a whole run at its start (rising) or end
+    (falling); where the arrivals exceed the service, those it spares lift
+    the queue again, which then holds at the threshold (``_held_short``).
+    (ns-2 and ns-3 spare forced drops there too; here the queue above the
+    all-drop point drains from it and was not met at one packet on any
+    validation row.)
+
     Near the all-drop point the per-packet process oscillates about it.  With
     u = x - one and v = a - one, v << u, the average moves as dv = w u per
     arrival while the queue moves by -s (above) or r (below), so
@@ -555,10 +572,17 @@ class _REDState(_FIFO):
             forced = forced + hot * n
             # F&J: a forced drop resets the count (n = 0: a scenario of the batch done with its step).
             count = ops.where(hot & (n > 0), 0.0, count)
-            below = ops.where(hot, 0.0, n)  # arrivals judged below the point
+            below, spared = self._below(x, r, n, hot, end)  # arrivals judged below the point
             if first:  # spaced drops judged at the segment's mean average
+                # Arrivals spared at a short queue restart the count: before the judged
+                # ones on a rising ramp, after them on a falling one.
+                if ops.any(spared):
+                    count = ops.where(spared & (r >= 0.0), 0.0, count)
                 decided, count = self._spaced(p + slope * 0.5 * (a_end - a1), below, count, site.SPACED)
                 early = early + decided
+                if ops.any(spared):
+                    count = ops.where(spared & (r < 0.0), 0.0, count)
+                    early = early + self._held_short(x, below, n, fill, p, hot)
             else:  # each later run starts after forced drops: spaced together below
                 later = later + below
             ended_hot = ops.where(n > 0, hot, ended_hot)
@@ -577,6 +601,42 @@ class _REDState(_FIFO):
         self.count = count
         self.forced = ops.give(forced)
         return ops.give(forced + early)
+
+    def _below(self, x, r, n, hot, end):
+        """A segment's arrivals judged below the all-drop point, and where some were spared at a short queue."""
+        ops = self.ops
+        below = ops.where(hot, 0.0, n)
+        if not ops.any(ops.minimum(x, end) <= JUDGED_ABOVE):  # (no ramp of the batch runs that low this step)
+            return below, False
+        judged = ops.where(hot, 0.0, self._judged(x, r, n))
+        return judged, judged < below
+
+    def _judged(self, x, r, n):
+        """Of n arrivals along the ramp x + r j (j = 0 ... n - 1), those that find more than JUDGED_ABOVE queued."""
+        ops = self.ops
+        # Rising: those from the first j with x + r j > JUDGED_ABOVE on; falling: those before the last.
+        rising = n - ops.minimum(ops.maximum(ops.floor((JUDGED_ABOVE - x) / ops.maximum(r, 1e-12)) + 1.0, 0.0), n)
+        falling = ops.minimum(ops.maximum(ops.ceil((x - JUDGED_ABOVE) / ops.maximum(-r, 1e-12)), 0.0), n)
+        return ops.where(r > 0.0, rising, ops.where(r < 0.0, falling, n * (x > JUDGED_ABOVE)))
+
+    def _held_short(self, x, judged, n, fill, p, hot):
+        """Early decisions at a short queue that the spared arrivals would lift: RED holds it there.
+
+        Where the arrivals exceed the service (``fill`` > 0) by less than RED's
+        early drops take (the queue falls while it judges), the arrivals it
+        spares at JUDGED_ABOVE or below lift the queue until it judges again:
+        it stays there, the link busy, and the excess of the rest of the
+        segment is dropped (in whole packets).  (Its average is followed as if
+        the queue ran on down: a packet's difference.)
+        """
+        ops = self.ops
+        held = ops.where(hot, False, (fill > 0.0) & (fill < self._rate(p)))
+        if not ops.any(held):
+            return 0.0
+        reach = ops.where(x < JUDGED_ABOVE, ops.ceil((JUDGED_ABOVE - x) / ops.maximum(fill, 1e-12)), 0.0)
+        rest = ops.maximum(n - judged - reach, 0.0)
+        u = ops.uniform(self.draws, site.HOLD, SHORT_HOLD)
+        return ops.where(held, ops.floor(fill * rest + u), 0.0)
 
     def _hold(self, cross, x, a, left, s, rise, forced, early, count):
         """Where a whole cycle of the oscillation fits, the rest of the step as its average.

@@ -184,7 +184,8 @@ class RED(Result):
     Drops are spaced as Floyd & Jacobson specify: the probability ``p_b`` comes
     from :func:`tcpmodels.red.drop_probability`, and the gap (in arriving
     packets) between drops is uniform on [1, 1/p_b], so the drop rate is about
-    2 p_b.
+    2 p_b.  As in ns-2's and ns-3's RED, an arrival that finds at most one
+    packet queued is not dropped (or marked) early, however high the average.
 
     Examples
     --------
@@ -1265,8 +1266,8 @@ class Scenario(Result):
         RED's early drops, spread over the arrivals, do not hinge on the step
         as an overflow's do (measured, 905f7e2, seeds 1-2: 80 flows, 20 Mbit/s,
         50 ms, RED 5/250/0.1, windows under 6 packets, time out 1.06 times as
-        often per packet at its 20 ms step as at 1.5 ms (1.04 on 3819adb, seeds
-        1-3), 1.01 at 4.6 ms, loss +1 %
+        often per packet at its 20 ms step as at 1.5 ms (1.04 on 3819adb, 1.05
+        on 94e94b5, seeds 1-3), 1.01 at 4.6 ms, loss +1 %
         and +2 %; 60 flows, 80 ms, RED 100/800/0.1, windows of 7.9, 0.87 at a
         32 ms step, 2.3 packet spacings), so RED, its kin and FPQ are left
         uncapped.  Where those small windows sit behind access links that take

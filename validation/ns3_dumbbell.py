@@ -1,0 +1,274 @@
+"""Packet-level (ns-3 3.44) dumbbell runs to validate ``tcpmodels.sim`` against.
+
+An optional tool: nothing in the package or the tests imports it, and it needs
+ns-3, which the package does not.  The simulation itself is the C++ program
+``ns3_dumbbell.cc`` beside this file; this script builds it against the ns-3
+wheel from PyPI, runs it and writes CSV rows.
+
+Install and run::
+
+    python -m venv /path/ns3venv
+    /path/ns3venv/bin/pip install ns3==3.44.post0      # ~300 MB; headers + libraries
+    python validation/ns3_dumbbell.py --ns3 /path/ns3venv build
+    python validation/ns3_dumbbell.py --ns3 /path/ns3venv check          # a few reference rows
+    python validation/ns3_dumbbell.py --ns3 /path/ns3venv grid --out validation/ns3_grid.csv
+    python validation/ns3_dumbbell.py --ns3 /path/ns3venv one --n 20 --rtt 0.05 --queue droptail --limit 40
+
+(``--ns3`` is the venv holding the wheel, or its ``site-packages/ns3``
+folder; the build needs g++ with C++20.  The wheel's Python bindings are not
+used.)  ``build`` writes the binary to ``validation/.build/ns3_dumbbell``.
+
+Conventions (those of /work/shared/reference/README.md, generalised to other links):
+
+* Dumbbell: N senders, each on its own access link to router A, at
+  max(10 C / N, 1 Mbit/s), one-way delay uniform on [0, spread RTT / 2];
+  bottleneck A -> B at C with one-way delay RTT (1 - spread / 2) / 2; one
+  receiver behind B on a zero-delay link at max(100 C, 10 Gbit/s).  So the
+  propagation RTTs are uniform on RTT [1 - spread/2, 1 + spread/2] (spread 0.4:
+  8-12 ms for 10 ms, as the references), the ``rtt``/``rtt_spread`` of
+  ``sim.Scenario``.
+* Packets of ``packet_size`` bytes at the IP layer (TCP segment
+  packet_size - 40; no timestamps); the point-to-point links add 2 bytes of
+  framing (0.35 % of a 576-byte packet's time).
+* TCP: ns-3 NewReno with SACK loss recovery and ns-3 3.44's default PRR
+  recovery, delayed ACKs (2 segments, 200 ms), MinRto 1 s, clock granularity
+  0.5 s, initial window 1, receive buffer 65535 bytes without window scaling
+  (64 KB window: 122 segments of 536 bytes, 44 of 1460), no limited
+  transmit, DataRetries 100 (so no connection gives up during long back-offs).
+  ECN rows: TcpSocketBase::UseEcn On.  Flows start uniformly over [0, 10 s].
+* Bottleneck queue: ns-3 ``FifoQueueDisc`` (drop-tail, ``limit`` packets) or
+  ``RedQueueDisc`` (MinTh, MaxTh, LInterm = 1 / max_p, QW, Gentle, Wait,
+  UseEcn, UseHardDrop on, MeanPktSize = packet size, LinkBandwidth = C,
+  MaxSize = ``limit``, default 4 max_th).  The bottleneck device's own
+  transmit queue holds 1 packet, so the queue disc holds the backlog; every
+  other device has a 100 000-packet FIFO queue disc (no losses off the
+  bottleneck).
+* Statistics over [warmup, duration]: ``drop_rate`` = (drops + ECN marks) /
+  arrivals at the bottleneck queue disc; ``mark_rate`` = marks / arrivals;
+  ``avg_queue`` = time-average of queue disc + device queue (sampled every
+  1 ms; ``avg_queue_disc`` the queue disc alone); ``utilization`` = bottleneck
+  busy fraction; ``timeouts_per_packet`` = retransmission-timer expiries,
+  back-offs included, / data segments sent; ``timeout_fraction`` = fraction
+  of flow-time in ns-3's CA_LOSS state (from an RTO until recovery
+  completes); ``avg_cwnd`` = time- and flow-average of min(cwnd, receive
+  window) [segments] (ns-3's NewReno keeps growing cwnd while the receive
+  window limits the flight, so the raw cwnd would run away); ``jain`` = Jain index of per-flow goodput; ``queue_std``,
+  ``queue_p5``, ``queue_p95``, ``queue_frac_empty`` of the queue sampled every
+  20 ms.  Instrumentation: ``rtos_first`` (expiries that were not back-offs),
+  ``rtos_small_cwnd`` (first expiries with cwnd <= 4 segments), ``rto_in_*``
+  (expiries by the congestion state they struck in: open, disorder, cwr,
+  recovery, loss = a back-off), ``recoveries`` (entries into fast recovery),
+  ``drops``, ``marks``, ``arrivals``, ``data_sent``.  ``one --flow-file F``
+  writes per-flow drops, time-outs, recoveries, windows and goodputs;
+  ``--qtrace F`` the queue every 0.1 s.  RED rows also report ``red_avg``
+  (time-average of RedQueueDisc's average, read from its private member;
+  ``red_avg_std``, ``red_avg_p5``, ``red_avg_p95`` every 20 ms) and
+  ``red_forced`` / ``red_unforced`` drops.  Diagnosis only, off the
+  references' set-up: ``one --pacing`` (ns-3 TCP pacing), ``one --del-ack 1``
+  (an ACK per segment); traces ``one --atrace F`` (every arrival at the
+  bottleneck queue disc while measuring: the queue disc's and the device
+  queue's packets before it, RED's average after its update, the outcome) and
+  ``one --rtrace F`` (every fast recovery: entry and exit times, the window
+  and BytesInFlight at entry, ssthresh, the window before the exit, the data
+  segments sent in it).
+* Files: ns3_grid.csv (the grid, seed 1, and seed 2 on the rows that looked
+  off), ns3_check.csv (seven reference rows re-run); sim_grid.py runs the
+  simulator on the grid and writes sim_grid.csv.
+"""
+
+import argparse
+import csv
+import dataclasses
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+SOURCE = HERE / "ns3_dumbbell.cc"
+BINARY = HERE / ".build" / "ns3_dumbbell"
+LIBS = ["applications", "traffic-control", "point-to-point", "internet", "network", "stats", "core"]
+
+
+@dataclasses.dataclass
+class Config:
+    """One dumbbell run (units: bit/s, s, bytes, packets)."""
+
+    name: str
+    flows: int
+    bandwidth_bps: float = 10e6
+    rtt_s: float = 0.01
+    rtt_spread: float = 0.4
+    packet_size: int = 576
+    queue: str = "red"  # "droptail" or "red"
+    limit: int = 0  # packets; RED 0 = 4 max_th
+    min_th: float = 5.0
+    max_th: float = 500.0
+    max_p: float = 0.02
+    weight: float = 0.002
+    wait: int = 0
+    gentle: int = 0
+    ecn: int = 0
+    duration: float = 130.0
+    warmup: float = 30.0
+    seed: int = 1
+
+    def args(self):
+        a = [f"--n={self.flows}", f"--bw={self.bandwidth_bps:.0f}", f"--rtt={self.rtt_s}", f"--spread={self.rtt_spread}",
+             f"--pkt={self.packet_size}", f"--queue={self.queue}", f"--limit={self.limit}",
+             f"--duration={self.duration}", f"--warmup={self.warmup}", f"--seed={self.seed}"]
+        if self.queue == "red":
+            a += [f"--minTh={self.min_th}", f"--maxTh={self.max_th}", f"--maxP={self.max_p}", f"--qw={self.weight}",
+                  f"--wait={self.wait}", f"--gentle={self.gentle}", f"--ecn={self.ecn}"]
+        return a
+
+    @property
+    def bdp(self):
+        """Bandwidth-delay product at the mean propagation RTT [packets]."""
+        return self.bandwidth_bps / (8 * self.packet_size) * self.rtt_s
+
+
+def ns3_root(path):
+    p = pathlib.Path(path)
+    for cand in [p, *p.glob("lib/python3*/site-packages/ns3")]:
+        if (cand / "include" / "ns3" / "core-module.h").exists():
+            return cand
+    sys.exit(f"no ns-3 headers under {path} (pip install ns3==3.44.post0 into a venv and pass it with --ns3)")
+
+
+def build(root):
+    BINARY.parent.mkdir(exist_ok=True)
+    cmd = ["g++", "-std=c++20", "-O2", f"-I{root}/include", str(SOURCE), "-o", str(BINARY), f"-L{root}/lib64",
+           f"-Wl,-rpath,{root}/lib64"] + [f"-lns3.44-{lib}" for lib in LIBS]
+    subprocess.run(cmd, check=True)
+    return BINARY
+
+
+def run(cfg, *extra):
+    """Run one configuration; returns the configuration and the statistics as one dict."""
+    if not BINARY.exists():
+        sys.exit("build first: ns3_dumbbell.py --ns3 VENV build")
+    t0 = time.time()
+    out = subprocess.run([str(BINARY), *cfg.args(), *extra], check=True, capture_output=True, text=True).stdout
+    stats = json.loads(out.strip().splitlines()[-1])
+    row = dataclasses.asdict(cfg)
+    row["limit"] = cfg.limit or (int(-(-4 * cfg.max_th // 1)) if cfg.queue == "red" else cfg.limit)
+    row.update(stats)
+    row["wall_s"] = round(time.time() - t0, 1)
+    return row
+
+
+# The references' own rows (10 Mbit/s, 576 bytes, 8-12 ms, 200 s, statistics over [20, 200] s).
+CHECK = [Config("red_flows", n, queue="red", max_th=500, max_p=0.02, duration=200, warmup=20) for n in (20, 100, 300)] + [
+    Config("droptail500", n, queue="droptail", limit=500, duration=200, warmup=20) for n in (40, 150)] + [
+    Config("red_gentle_10ms", 150, max_th=250, max_p=0.1, gentle=1, limit=5000, duration=200, warmup=20),
+    Config("red_ecn_10ms", 70, max_th=500, max_p=0.02, ecn=1, limit=5000, duration=200, warmup=20)]
+
+
+def _grid():
+    g = []
+
+    def dt(name, n, bw, rtt, pkt, limit, **kw):
+        g.append(Config(name, n, bw, rtt, packet_size=pkt, queue="droptail", limit=limit, **kw))
+
+    def rd(name, n, bw, rtt, pkt, min_th, max_th, max_p, **kw):
+        g.append(Config(name, n, bw, rtt, packet_size=pkt, queue="red", min_th=min_th, max_th=max_th, max_p=max_p, **kw))
+
+    long_ = dict(duration=150.0, warmup=40.0)
+    # drop-tail: BDP fractions 0.1-1, a few hundred packets, 5-300 flows
+    dt("dt_20ms_bdp1", 20, 10e6, 0.02, 576, 43)                      # 1 BDP (43)
+    dt("dt_20ms_300p_N100", 100, 10e6, 0.02, 576, 300)
+    dt("dt_20ms_N5", 5, 10e6, 0.02, 576, 100)                        # few window-capped flows
+    dt("dt_50ms_1500_q025", 20, 10e6, 0.05, 1500, 10)                # 0.25 BDP (42)
+    dt("dt_50ms_N300", 300, 10e6, 0.05, 576, 100)                    # 0.46 BDP, 300 flows
+    dt("dt_50ms_50M_1500", 50, 50e6, 0.05, 1500, 200)                # ~1 BDP (208)
+    dt("dt_100ms_20M_1500_bdp1", 30, 20e6, 0.1, 1500, 167, **long_)
+    dt("dt_100ms_20M_1500_q01", 30, 20e6, 0.1, 1500, 17, **long_)    # 0.1 BDP
+    dt("dt_100ms_576_N100", 100, 10e6, 0.1, 576, 100, **long_)        # 0.46 BDP
+    dt("dt_200ms_1500_q05", 10, 10e6, 0.2, 1500, 83, **long_)         # 0.5 BDP (167)
+    dt("dt_100ms_100M_1500", 50, 100e6, 0.1, 1500, 400, duration=100.0, warmup=40.0)  # 0.48 BDP
+    # RED: thresholds, max_p, gentle, ECN
+    rd("red_50ms_576", 50, 10e6, 0.05, 576, 20, 80, 0.1)
+    rd("red_20ms_576_N150_gentle", 150, 10e6, 0.02, 576, 30, 90, 0.05, gentle=1)
+    rd("red_100ms_20M_1500", 30, 20e6, 0.1, 1500, 20, 100, 0.1, limit=400, **long_)
+    rd("red_100ms_576_N300_std", 300, 10e6, 0.1, 576, 5, 217, 0.02, limit=1000, **long_)
+    rd("red_200ms_1500_gentle", 20, 10e6, 0.2, 1500, 10, 60, 0.1, gentle=1, **long_)
+    rd("red_20ms_576_ecn", 100, 10e6, 0.02, 576, 10, 100, 0.1, ecn=1)
+    rd("red_50ms_50M_1500_ecn_gentle", 50, 50e6, 0.05, 1500, 20, 200, 0.05, gentle=1, ecn=1)
+    rd("red_100ms_100M_1500", 100, 100e6, 0.1, 1500, 50, 400, 0.05, limit=1600, duration=100.0, warmup=40.0)
+    rd("red_200ms_576_N5", 5, 10e6, 0.2, 576, 5, 100, 0.02, limit=400, **long_)
+    return g
+
+
+GRID = _grid()
+
+
+def write(rows, path, append=False):
+    new = not (append and os.path.exists(path))
+    with open(path, "a" if append else "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        if new:
+            w.writeheader()
+        w.writerows(rows)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ns3", default=os.environ.get("NS3_VENV", "ns3venv"), help="venv with the ns3 wheel")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("build")
+    c = sub.add_parser("check")
+    c.add_argument("--out", default=None)
+    g = sub.add_parser("grid")
+    g.add_argument("--out", default=str(HERE / "ns3_grid.csv"))
+    g.add_argument("--only", nargs="*", help="names to run")
+    g.add_argument("--seed", type=int, default=1)
+    g.add_argument("--append", action="store_true")
+    o = sub.add_parser("one")
+    for f in dataclasses.fields(Config):
+        if f.name != "name":
+            o.add_argument("--" + f.name.replace("_", "-"), type=type(f.default) if f.default is not dataclasses.MISSING
+                           else int, default=f.default if f.default is not dataclasses.MISSING else None)
+    o.add_argument("--n", type=int, dest="flows")
+    o.add_argument("--rtt", type=float, dest="rtt_s")
+    o.add_argument("--flow-file")
+    o.add_argument("--qtrace")
+    o.add_argument("--atrace", help="every arrival at the bottleneck: queue disc, device queue, RED average, outcome")
+    o.add_argument("--rtrace", help="every fast recovery: entry, exit, window and pipe at entry, ssthresh, sent")
+    o.add_argument("--pacing", action="store_true", help="ns-3 TCP pacing (diagnosis only)")
+    o.add_argument("--del-ack", type=int, default=2, help="segments per ACK (diagnosis only; 2 is the set-up)")
+    a = ap.parse_args(argv)
+    if a.cmd == "build":
+        print(build(ns3_root(a.ns3)))
+        return
+    if a.cmd == "check":
+        rows = []
+        for cfg in CHECK:
+            rows.append(run(cfg))
+            print(json.dumps({k: rows[-1][k] for k in ("name", "flows", "drop_rate", "avg_queue", "utilization",
+                                                       "timeouts_per_packet", "avg_cwnd", "jain")}), flush=True)
+        if a.out:
+            write(rows, a.out)
+        return
+    if a.cmd == "grid":
+        rows = []
+        for cfg in GRID:
+            if a.only and cfg.name not in a.only:
+                continue
+            cfg = dataclasses.replace(cfg, seed=a.seed)
+            rows.append(run(cfg))
+            print(cfg.name, rows[-1]["drop_rate"], rows[-1]["avg_queue"], rows[-1]["utilization"],
+                  rows[-1]["timeouts_per_packet"], rows[-1]["wall_s"], flush=True)
+            write([rows[-1]], a.out, append=a.append or len(rows) > 1)
+        return
+    kw = {f.name: getattr(a, f.name) for f in dataclasses.fields(Config) if f.name != "name"}
+    extra = ([f"--flowFile={a.flow_file}"] if a.flow_file else []) + ([f"--qtrace={a.qtrace}"] if a.qtrace else [])
+    extra += [f"--{k}={v}" for k, v in (("atrace", a.atrace), ("rtrace", a.rtrace)) if v]
+    extra += (["--pacing=1"] if a.pacing else []) + [f"--delAck={a.del_ack}"]
+    print(json.dumps(run(Config("one", **kw), *extra)))
+
+
+if __name__ == "__main__":
+    main()
