@@ -18,7 +18,8 @@ Install and run::
 folder; the build needs g++ with C++20.  The wheel's Python bindings are not
 used.)  ``build`` writes the binary to ``validation/.build/ns3_dumbbell``.
 
-Conventions (those of /work/shared/reference/README.md, generalised to other links):
+Conventions (those of the packet-level references' README, shared/reference/README.md, whose
+tables ship as ``tcpmodels.data.table('ns3_*')``; generalised to other links):
 
 * Dumbbell: N senders, each on its own access link to router A, at
   max(10 C / N, 1 Mbit/s), one-way delay uniform on [0, spread RTT / 2];
@@ -116,9 +117,9 @@ class Config:
     seed: int = 1
 
     def args(self):
-        a = [f"--n={self.flows}", f"--bw={self.bandwidth_bps:.0f}", f"--rtt={self.rtt_s}", f"--spread={self.rtt_spread}",
-             f"--pkt={self.packet_size}", f"--queue={self.queue}", f"--limit={self.limit}",
-             f"--duration={self.duration}", f"--warmup={self.warmup}", f"--seed={self.seed}"]
+        a = [f"--n={self.flows}", f"--bw={self.bandwidth_bps:.0f}", f"--rtt={self.rtt_s}",
+             f"--spread={self.rtt_spread}", f"--pkt={self.packet_size}", f"--queue={self.queue}",
+             f"--limit={self.limit}", f"--duration={self.duration}", f"--warmup={self.warmup}", f"--seed={self.seed}"]
         if self.queue == "red":
             a += [f"--minTh={self.min_th}", f"--maxTh={self.max_th}", f"--maxP={self.max_p}", f"--qw={self.weight}",
                   f"--wait={self.wait}", f"--gentle={self.gentle}", f"--ecn={self.ecn}"]
@@ -161,7 +162,8 @@ def run(cfg, *extra):
 
 
 # The references' own rows (10 Mbit/s, 576 bytes, 8-12 ms, 200 s, statistics over [20, 200] s).
-CHECK = [Config("red_flows", n, queue="red", max_th=500, max_p=0.02, duration=200, warmup=20) for n in (20, 100, 300)] + [
+CHECK = [Config("red_flows", n, queue="red", max_th=500, max_p=0.02, duration=200, warmup=20)
+         for n in (20, 100, 300)] + [
     Config("droptail500", n, queue="droptail", limit=500, duration=200, warmup=20) for n in (40, 150)] + [
     Config("red_gentle_10ms", 150, max_th=250, max_p=0.1, gentle=1, limit=5000, duration=200, warmup=20),
     Config("red_ecn_10ms", 70, max_th=500, max_p=0.02, ecn=1, limit=5000, duration=200, warmup=20)]
@@ -174,7 +176,8 @@ def _grid():
         g.append(Config(name, n, bw, rtt, packet_size=pkt, queue="droptail", limit=limit, **kw))
 
     def rd(name, n, bw, rtt, pkt, min_th, max_th, max_p, **kw):
-        g.append(Config(name, n, bw, rtt, packet_size=pkt, queue="red", min_th=min_th, max_th=max_th, max_p=max_p, **kw))
+        g.append(Config(name, n, bw, rtt, packet_size=pkt, queue="red", min_th=min_th, max_th=max_th, max_p=max_p,
+                        **kw))
 
     long_ = dict(duration=150.0, warmup=40.0)
     # drop-tail: BDP fractions 0.1-1, a few hundred packets, 5-300 flows
