@@ -93,7 +93,13 @@ class DropTail(Result):
     Parameters
     ----------
     buffer : int
-        Buffer size [packets], at least 1.  Default 217, Morris (1999) Fig. 3.2.
+        Buffer size [packets], at least 1: the most packets the bottleneck
+        holds, the one being sent included (the fluid queue's backlog).  A
+        router whose FIFO limit counts only the waiting packets holds one
+        more; ns-3's queue disc of limit L above its 1-packet device queue
+        (the packet-level references' set-up) holds L + 2, which matters for
+        buffers of a few tens of packets (``tests/test_sim_replica_grid.py``).
+        Default 217, Morris (1999) Fig. 3.2.
     phase_effect : bool
         Let the overflow fall by each flow's phase in the packet service time
         (default): a full FIFO with a deterministic server frees one place per
