@@ -11,6 +11,11 @@ __all__ = ["AckRing", "DELAYED_ACK_TIMEOUT"]
 DELAYED_ACK_TIMEOUT = 0.2
 
 
+def _part(spread, j):
+    """The spreads (None, one float, or one per flow) of the flows at places ``j``."""
+    return spread if spread is None or type(spread) is float else spread[j]
+
+
 class AckRing:
     """ACKs in flight, in a ring of ``length`` future steps by N flows, and the receivers' delayed ACKs.
 
@@ -66,7 +71,7 @@ class AckRing:
                 self.held[fired] = 0.0
         return row
 
-    def insert(self, sending, packets, propagation, queueing, u, spread=None):
+    def insert(self, sending, packets, propagation, queueing, u, spread=None, asked=None):
         """Schedule the ACKs of ``packets`` of flows ``sending`` ``propagation + queueing`` steps ahead.
 
         A step's packets leave the bottleneck spread over the step, so their
@@ -82,65 +87,60 @@ class AckRing:
         (the queue at the step's end), so their ACKs are spread evenly over
         the ``spread`` steps before that (see ``_spread``), not bunched into
         one.  Returns the step a packet sent now comes back, rounded
-        stochastically (for loss detection); ``u`` holds a uniform on [0, 1)
-        per sending flow for the rounding.
+        stochastically (for loss detection), for the flows at places
+        ``asked`` of ``sending`` (None: every one); ``u`` holds a uniform on
+        [0, 1) per sending flow for the rounding.
         """
         delay = propagation + queueing
-        ahead = delay.astype(np.int64)
-        late = delay - ahead  # the share of the ACKs due one step later
         if self.delaying:
             packets = self._delay_acks(sending, packets, delay + u)
         k = self.k
+        at = slice(None) if asked is None else asked
+        back = self._back(delay[at], u[at], _part(spread, at)) + k
+        # With delayed ACKs most of a heavy step's senders bring an odd packet
+        # or none and hold its ACK: only the others have ACKs to schedule.
+        j = packets.nonzero()[0]
+        if j.size < 0.8 * packets.size:
+            sending, packets, delay, u, spread = sending[j], packets[j], delay[j], u[j], _part(spread, j)
+        ahead = delay.astype(np.int64)
+        late = delay - ahead  # the share of the ACKs due one step later
         self.until[sending] = np.maximum(self.until[sending], ahead + (k + 1))
         if spread is None:
-            return self._split(sending, packets, ahead, late, u) + k
-        if type(spread) is float:
-            return self._spread(sending, packets, ahead, late, spread, u) + k
-        # A batch: the flows of scenarios that did not burst take the cheaper
-        # two-step split (the same rows, to the bit).
-        wide = spread > 1.0
-        back = np.empty(sending.size, dtype=np.int64)
-        j = (~wide).nonzero()[0]
-        back[j] = self._split(sending[j], packets[j], ahead[j], late[j], u[j])
-        j = wide.nonzero()[0]
-        if j.size:
-            back[j] = self._spread(sending[j], packets[j], ahead[j], late[j], spread[j], u[j])
-        return back + k
+            self._split(sending, packets, ahead, late, u)
+        elif type(spread) is float:
+            self._spread(sending, packets, ahead, late, spread, u)
+        else:
+            # A batch: the flows of scenarios that did not burst take the cheaper
+            # two-step split (the same rows, to the bit).
+            wide = spread > 1.0
+            j = (~wide).nonzero()[0]
+            self._split(sending[j], packets[j], ahead[j], late[j], u[j])
+            j = wide.nonzero()[0]
+            if j.size:
+                self._spread(sending[j], packets[j], ahead[j], late[j], spread[j], u[j])
+        return back
+
+    def _back(self, delay, u, spread):
+        """The step ahead that the ACK of a packet at the draw ``u``'s place among its flow's comes back in."""
+        ahead = delay.astype(np.int64)
+        late = delay - ahead
+        split = ahead + (u < late)
+        if spread is None or not delay.size:
+            return split
+        first, after, _ = self._shares(ahead, late, spread)
+        spread_back = first + (after > u[:, None]).sum(axis=1)
+        return spread_back if type(spread) is float else np.where(spread > 1.0, spread_back, split)
 
     def _split(self, sending, packets, ahead, late, u):
-        """ACKs split between ``ahead`` and ``ahead + 1`` steps, ``late`` of them later; the step of a packet."""
-        back = ahead + (u < late)
-        j = self._acking(packets)
-        if j is not None:
-            sending, packets, ahead, late, u = sending[j], packets[j], ahead[j], late[j], u[j]
+        """ACKs split between ``ahead`` and ``ahead + 1`` steps, ``late`` of them later."""
         at = self.k % self.L
         later = np.floor(packets * late + u)
         self.flat[self.rows[at:at + self.L][ahead] + sending] += packets - later
         self.flat[self.rows[at + 1:at + 1 + self.L][ahead] + sending] += later
-        return back
 
-    @staticmethod
-    def _acking(packets):
-        """Where ``packets`` has ACKs to schedule, if that is clearly fewer than all (None: take every one).
-
-        With delayed ACKs, most of a heavy-loaded step's senders bring an odd
-        packet or none and hold it: their rows would add zeros to the ring.
-        """
-        j = packets.nonzero()[0]
-        return j if j.size < 0.8 * packets.size else None
-
-    def _spread(self, sending, packets, ahead, late, spread, u):
-        """ACKs spread evenly over the ``spread`` steps that end at ``ahead + late + 1``.
-
-        Row ``first + j`` (first = floor of the start) gets the packets
-        between the boundaries j and j + 1: of the ACKs, the share after
-        boundary j >= 1 is ``(ahead + late + 1 - first - j) / spread`` (< 1,
-        as the boundary lies past the start; clipped at 0), rounded
-        stochastically with the one draw ``u`` per flow, so the rows add up to
-        ``packets``.  With ``spread`` 1 this is the two-step split of
-        ``insert``, to the bit.  Returns the row a packet at the draw's place
-        comes back in, steps ahead.
-        """
+    def _shares(self, ahead, late, spread):
+        """The first row of ACKs spread over ``spread`` steps ending at ``ahead + late + 1``, the shares after
+        each row boundary (see ``_spread``), and the ring slots of ``width`` rows from each row."""
         first = ahead + np.floor(late + 1.0 - spread).astype(np.int64)
         width = math.ceil(spread if type(spread) is float else spread.max()) + 1  # rows touched, at most
         if width not in self.offsets:  # (numpy calls are what a step of few flows costs)
@@ -151,11 +151,22 @@ class AckRing:
         boundary, table = self.offsets[width]
         after = (late + (ahead - first))[:, None] - boundary
         np.maximum(np.divide(after, spread if type(spread) is float else spread[:, None], out=after), 0.0, out=after)
-        back = first + (after > u[:, None]).sum(axis=1)
-        j = self._acking(packets)
-        if j is not None:
-            sending, packets, first, after, u = sending[j], packets[j], first[j], after[j], u[j]
-        edges = np.empty((sending.size, width + 1))
+        return first, after, table
+
+    def _spread(self, sending, packets, ahead, late, spread, u):
+        """ACKs spread evenly over the ``spread`` steps that end at ``ahead + late + 1``.
+
+        Row ``first + j`` (first = floor of the start) gets the packets
+        between the boundaries j and j + 1: of the ACKs, the share after
+        boundary j >= 1 is ``(ahead + late + 1 - first - j) / spread`` (< 1,
+        as the boundary lies past the start; clipped at 0), rounded
+        stochastically with the one draw ``u`` per flow, so the rows add up to
+        ``packets``.  With ``spread`` 1 this is the two-step split of
+        ``insert``, to the bit.  (``_back``: the row a packet at the draw's
+        place comes back in.)
+        """
+        first, after, table = self._shares(ahead, late, spread)
+        edges = np.empty((sending.size, after.shape[1] + 2))
         edges[:, 0], edges[:, -1] = packets, 0.0
         inner = np.multiply(packets[:, None], after, out=edges[:, 1:-1])
         inner += u[:, None]
@@ -165,7 +176,6 @@ class AckRing:
         slots = table[self.k % self.L + first]
         slots += sending[:, None]
         self.flat[slots] += edges[:, :-1] - edges[:, 1:]
-        return back
 
     def lost(self, j, packets):
         """Flows ``j`` lost ``packets`` at the bottleneck: holes at their receivers.
