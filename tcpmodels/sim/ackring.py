@@ -51,7 +51,7 @@ class AckRing:
         self.held = np.zeros(flows)  # a packet the receiver has not ACKed yet (0 or 1)
         # The step the held packet's timer ACK reaches the sender (set on every ACK
         # insert; it matters only while a packet is held).
-        self.held_due = np.full(flows, -1, dtype=np.int64)
+        self.held_due = np.full(flows, -1, dtype=np.int32)  # (int32: half the memory take() scans every step)
         # The receiver's holes: packets of the flow lost and not yet repaired (see ``lost``).
         self.holes = np.zeros(flows)
         self.filled = None  # flows whose last hole a retransmission filled this step
@@ -253,9 +253,10 @@ class AckRing:
         odd[self._at_once(sending)] = 0.0
         self.held[sending] = odd
         # The timer runs from the held packet's arrival: a step whose packets
-        # were all lost brought the receiver nothing to restart it.
-        got = packets > 0.0
-        self.held_due[sending[got]] = (back[got] + self.hold_steps).astype(np.int64) + self.k
+        # were all lost brought the receiver nothing to restart it.  (Set only
+        # where a packet is now held: no other flow's is read before it is set anew.)
+        got = ((packets > 0.0) & (odd > 0.0)).nonzero()[0]
+        self.held_due[sending[got]] = (back[got] + self.hold_steps).astype(np.int32) + self.k
         return total - odd
 
     def forget(self, j):
