@@ -41,19 +41,19 @@ class AckRing:
         # Where the ring's row for `d` steps ahead of step k begins: rows[k % L + d]
         # (a slice per step instead of a modulo per packet; three laps for _spread).
         self.rows = np.tile(np.arange(length) * flows, 3)
-        self.offsets = {}  # _spread's boundaries and rows below each width
+        self.boundaries = {}  # _shares' row boundaries for each width
         self.k = 0
         delayed = np.zeros(flows, dtype=bool) if delayed is None else np.asarray(delayed, dtype=bool)
         # None: every receiver delays its ACKs, or none does (a multiplication saved per step).
         self.delaying = bool(delayed.any())
         self.delayed = None if delayed.all() or not self.delaying else delayed.astype(float)
         self.hold_steps = float(hold_steps)
-        self.held = np.zeros(flows)  # a packet the receiver has not ACKed yet (0 or 1)
+        self.held = np.zeros(flows, dtype=real)  # a packet the receiver has not ACKed yet (0 or 1)
         # The step the held packet's timer ACK reaches the sender (set on every ACK
         # insert; it matters only while a packet is held).
         self.held_due = np.full(flows, -1, dtype=np.int32)  # (int32: half the memory take() scans every step)
         # The receiver's holes: packets of the flow lost and not yet repaired (see ``lost``).
-        self.holes = np.zeros(flows)
+        self.holes = np.zeros(flows, dtype=real)
         self.filled = None  # flows whose last hole a retransmission filled this step
         self.ahead = None  # flows whose first hole opened this step behind all of the step's packets
         self._among = np.zeros(flows, dtype=bool)  # (``_member``'s scratch, all False between calls)
@@ -95,8 +95,10 @@ class AckRing:
         if self.delaying:
             packets = self._delay_acks(sending, packets, delay + u)
         k = self.k
-        at = slice(None) if asked is None else asked
-        back = self._back(delay[at], u[at], _part(spread, at)) + k
+        if asked is None:
+            back = self._back(delay, u, spread) + k
+        else:  # (most steps ask for none)
+            back = self._back(delay[asked], u[asked], _part(spread, asked)) + k if asked.size else asked
         # With delayed ACKs most of a heavy step's senders bring an odd packet
         # or none and hold its ACK: only the others have ACKs to schedule.
         j = packets.nonzero()[0]
@@ -125,9 +127,9 @@ class AckRing:
         ahead = delay.astype(np.int64)
         late = delay - ahead
         split = ahead + (u < late)
-        if spread is None or not delay.size:
+        if spread is None:
             return split
-        first, after, _ = self._shares(ahead, late, spread)
+        first, after = self._shares(ahead, late, spread)
         spread_back = first + (after > u[:, None]).sum(axis=1)
         return spread_back if type(spread) is float else np.where(spread > 1.0, spread_back, split)
 
@@ -139,19 +141,15 @@ class AckRing:
         self.flat[self.rows[at + 1:at + 1 + self.L][ahead] + sending] += later
 
     def _shares(self, ahead, late, spread):
-        """The first row of ACKs spread over ``spread`` steps ending at ``ahead + late + 1``, the shares after
-        each row boundary (see ``_spread``), and the ring slots of ``width`` rows from each row."""
+        """The first row of ACKs spread over ``spread`` steps ending at ``ahead + late + 1``, and the shares
+        after each row boundary from there (see ``_spread``)."""
         first = ahead + np.floor(late + 1.0 - spread).astype(np.int64)
         width = math.ceil(spread if type(spread) is float else spread.max()) + 1  # rows touched, at most
-        if width not in self.offsets:  # (numpy calls are what a step of few flows costs)
-            # Per flow (one row each, its `width` ring rows side by side): the
-            # boundaries, and the slots of rows x .. x + width - 1 for each x.
-            self.offsets[width] = np.arange(width - 1.0), np.lib.stride_tricks.sliding_window_view(
-                self.rows, width).copy()
-        boundary, table = self.offsets[width]
-        after = (late + (ahead - first))[:, None] - boundary
+        if width not in self.boundaries:  # (numpy calls are what a step of few flows costs)
+            self.boundaries[width] = np.arange(width - 1.0)
+        after = (late + (ahead - first))[:, None] - self.boundaries[width]
         np.maximum(np.divide(after, spread if type(spread) is float else spread[:, None], out=after), 0.0, out=after)
-        return first, after, table
+        return first, after
 
     def _spread(self, sending, packets, ahead, late, spread, u):
         """ACKs spread evenly over the ``spread`` steps that end at ``ahead + late + 1``.
@@ -165,17 +163,18 @@ class AckRing:
         ``insert``, to the bit.  (``_back``: the row a packet at the draw's
         place comes back in.)
         """
-        first, after, table = self._shares(ahead, late, spread)
+        first, after = self._shares(ahead, late, spread)
         edges = np.empty((sending.size, after.shape[1] + 2))
         edges[:, 0], edges[:, -1] = packets, 0.0
         inner = np.multiply(packets[:, None], after, out=edges[:, 1:-1])
         inner += u[:, None]
         np.floor(inner, out=inner)
-        # (Rows of a flow past its own end get zeros; `rows` holds three
-        # laps of the ring, so those stay distinct slots.)
-        slots = table[self.k % self.L + first]
-        slots += sending[:, None]
-        self.flat[slots] += edges[:, :-1] - edges[:, 1:]
+        share = edges[:, :-1] - edges[:, 1:]
+        # Only the rows that get ACKs: a flow's few packets fill few of its rows, and
+        # each slot written is a cache miss (a flow's rows lie a ring row apart).
+        # (`rows` holds three laps of the ring, so a flow's rows stay distinct slots.)
+        i, r = share.nonzero()
+        self.flat[self.rows[(self.k % self.L + first)[i] + r] + sending[i]] += share[i, r]
 
     def lost(self, j, packets):
         """Flows ``j`` lost ``packets`` at the bottleneck: holes at their receivers.
