@@ -89,6 +89,7 @@ def test_a_step_whose_packets_were_all_lost_does_not_restart_the_delayed_ack_tim
     ring = _ring()
     _deliver(ring, 1, [1, 1])
     due = ring.held_due.copy()
-    _deliver(ring, 4, [0, 1], lost=np.array([1.0, 0.0]), behind=np.zeros(2))
+    _deliver(ring, 4, [0, 2], lost=np.array([1.0, 0.0]), behind=np.zeros(2))
+    assert list(ring.held) == [1.0, 1.0]
     assert ring.held_due[0] == due[0]  # still timed from its held packet's arrival
-    assert ring.held_due[1] != due[1]
+    assert ring.held_due[1] == due[1] + 3  # timed from the packet it holds now, 3 steps later

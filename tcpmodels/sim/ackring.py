@@ -11,6 +11,11 @@ __all__ = ["AckRing", "DELAYED_ACK_TIMEOUT"]
 DELAYED_ACK_TIMEOUT = 0.2
 
 
+def _part(spread, j):
+    """The spreads (None, one float, or one per flow) of the flows at places ``j``."""
+    return spread if spread is None or type(spread) is float else spread[j]
+
+
 class AckRing:
     """ACKs in flight, in a ring of ``length`` future steps by N flows, and the receivers' delayed ACKs.
 
@@ -36,21 +41,22 @@ class AckRing:
         # Where the ring's row for `d` steps ahead of step k begins: rows[k % L + d]
         # (a slice per step instead of a modulo per packet; three laps for _spread).
         self.rows = np.tile(np.arange(length) * flows, 3)
-        self.offsets = {}  # _spread's boundaries and rows below each width
+        self.boundaries = {}  # _shares' row boundaries for each width
         self.k = 0
         delayed = np.zeros(flows, dtype=bool) if delayed is None else np.asarray(delayed, dtype=bool)
         # None: every receiver delays its ACKs, or none does (a multiplication saved per step).
         self.delaying = bool(delayed.any())
         self.delayed = None if delayed.all() or not self.delaying else delayed.astype(float)
         self.hold_steps = float(hold_steps)
-        self.held = np.zeros(flows)  # a packet the receiver has not ACKed yet (0 or 1)
+        self.held = np.zeros(flows, dtype=real)  # a packet the receiver has not ACKed yet (0 or 1)
         # The step the held packet's timer ACK reaches the sender (set on every ACK
         # insert; it matters only while a packet is held).
-        self.held_due = np.full(flows, -1, dtype=np.int64)
+        self.held_due = np.full(flows, -1, dtype=np.int32)  # (int32: half the memory take() scans every step)
         # The receiver's holes: packets of the flow lost and not yet repaired (see ``lost``).
-        self.holes = np.zeros(flows)
+        self.holes = np.zeros(flows, dtype=real)
         self.filled = None  # flows whose last hole a retransmission filled this step
         self.ahead = None  # flows whose first hole opened this step behind all of the step's packets
+        self._among = np.zeros(flows, dtype=bool)  # (``_member``'s scratch, all False between calls)
 
     def take(self, k):
         """The row of ACKs due at step ``k`` (the caller empties it once used)."""
@@ -65,7 +71,7 @@ class AckRing:
                 self.held[fired] = 0.0
         return row
 
-    def insert(self, sending, packets, propagation, queueing, u, spread=None):
+    def insert(self, sending, packets, propagation, queueing, u, spread=None, asked=None):
         """Schedule the ACKs of ``packets`` of flows ``sending`` ``propagation + queueing`` steps ahead.
 
         A step's packets leave the bottleneck spread over the step, so their
@@ -81,38 +87,69 @@ class AckRing:
         (the queue at the step's end), so their ACKs are spread evenly over
         the ``spread`` steps before that (see ``_spread``), not bunched into
         one.  Returns the step a packet sent now comes back, rounded
-        stochastically (for loss detection); ``u`` holds a uniform on [0, 1)
-        per sending flow for the rounding.
+        stochastically (for loss detection), for the flows at places
+        ``asked`` of ``sending`` (None: every one); ``u`` holds a uniform on
+        [0, 1) per sending flow for the rounding.
         """
         delay = propagation + queueing
-        ahead = delay.astype(np.int64)
-        late = delay - ahead  # the share of the ACKs due one step later
         if self.delaying:
             packets = self._delay_acks(sending, packets, delay + u)
         k = self.k
+        if asked is None:
+            back = self._back(delay, u, spread) + k
+        else:  # (most steps ask for none)
+            back = self._back(delay[asked], u[asked], _part(spread, asked)) + k if asked.size else asked
+        # With delayed ACKs most of a heavy step's senders bring an odd packet
+        # or none and hold its ACK: only the others have ACKs to schedule.
+        j = packets.nonzero()[0]
+        if j.size < 0.8 * packets.size:
+            sending, packets, delay, u, spread = sending[j], packets[j], delay[j], u[j], _part(spread, j)
+        ahead = delay.astype(np.int64)
+        late = delay - ahead  # the share of the ACKs due one step later
         self.until[sending] = np.maximum(self.until[sending], ahead + (k + 1))
         if spread is None:
-            return self._split(sending, packets, ahead, late, u) + k
-        if type(spread) is float:
-            return self._spread(sending, packets, ahead, late, spread, u) + k
-        # A batch: the flows of scenarios that did not burst take the cheaper
-        # two-step split (the same rows, to the bit).
-        wide = spread > 1.0
-        back = np.empty(sending.size, dtype=np.int64)
-        j = (~wide).nonzero()[0]
-        back[j] = self._split(sending[j], packets[j], ahead[j], late[j], u[j])
-        j = wide.nonzero()[0]
-        if j.size:
-            back[j] = self._spread(sending[j], packets[j], ahead[j], late[j], spread[j], u[j])
-        return back + k
+            self._split(sending, packets, ahead, late, u)
+        elif type(spread) is float:
+            self._spread(sending, packets, ahead, late, spread, u)
+        else:
+            # A batch: the flows of scenarios that did not burst take the cheaper
+            # two-step split (the same rows, to the bit).
+            wide = spread > 1.0
+            j = (~wide).nonzero()[0]
+            self._split(sending[j], packets[j], ahead[j], late[j], u[j])
+            j = wide.nonzero()[0]
+            if j.size:
+                self._spread(sending[j], packets[j], ahead[j], late[j], spread[j], u[j])
+        return back
+
+    def _back(self, delay, u, spread):
+        """The step ahead that the ACK of a packet at the draw ``u``'s place among its flow's comes back in."""
+        ahead = delay.astype(np.int64)
+        late = delay - ahead
+        split = ahead + (u < late)
+        if spread is None:
+            return split
+        first, after = self._shares(ahead, late, spread)
+        spread_back = first + (after > u[:, None]).sum(axis=1)
+        return spread_back if type(spread) is float else np.where(spread > 1.0, spread_back, split)
 
     def _split(self, sending, packets, ahead, late, u):
-        """ACKs split between ``ahead`` and ``ahead + 1`` steps, ``late`` of them later; the step of a packet."""
+        """ACKs split between ``ahead`` and ``ahead + 1`` steps, ``late`` of them later."""
         at = self.k % self.L
         later = np.floor(packets * late + u)
         self.flat[self.rows[at:at + self.L][ahead] + sending] += packets - later
         self.flat[self.rows[at + 1:at + 1 + self.L][ahead] + sending] += later
-        return ahead + (u < late)
+
+    def _shares(self, ahead, late, spread):
+        """The first row of ACKs spread over ``spread`` steps ending at ``ahead + late + 1``, and the shares
+        after each row boundary from there (see ``_spread``)."""
+        first = ahead + np.floor(late + 1.0 - spread).astype(np.int64)
+        width = math.ceil(spread if type(spread) is float else spread.max()) + 1  # rows touched, at most
+        if width not in self.boundaries:  # (numpy calls are what a step of few flows costs)
+            self.boundaries[width] = np.arange(width - 1.0)
+        after = (late + (ahead - first))[:, None] - self.boundaries[width]
+        np.maximum(np.divide(after, spread if type(spread) is float else spread[:, None], out=after), 0.0, out=after)
+        return first, after
 
     def _spread(self, sending, packets, ahead, late, spread, u):
         """ACKs spread evenly over the ``spread`` steps that end at ``ahead + late + 1``.
@@ -123,30 +160,21 @@ class AckRing:
         as the boundary lies past the start; clipped at 0), rounded
         stochastically with the one draw ``u`` per flow, so the rows add up to
         ``packets``.  With ``spread`` 1 this is the two-step split of
-        ``insert``, to the bit.  Returns the row a packet at the draw's place
-        comes back in, steps ahead.
+        ``insert``, to the bit.  (``_back``: the row a packet at the draw's
+        place comes back in.)
         """
-        first = ahead + np.floor(late + 1.0 - spread).astype(np.int64)
-        width = math.ceil(spread if type(spread) is float else spread.max()) + 1  # rows touched, at most
-        if width not in self.offsets:  # (numpy calls are what a step of few flows costs)
-            # Per flow (one row each, its `width` ring rows side by side): the
-            # boundaries, and the slots of rows x .. x + width - 1 for each x.
-            self.offsets[width] = np.arange(width - 1.0), np.lib.stride_tricks.sliding_window_view(
-                self.rows, width).copy()
-        boundary, table = self.offsets[width]
-        after = (late + (ahead - first))[:, None] - boundary
-        np.maximum(np.divide(after, spread if type(spread) is float else spread[:, None], out=after), 0.0, out=after)
-        edges = np.empty((sending.size, width + 1))
+        first, after = self._shares(ahead, late, spread)
+        edges = np.empty((sending.size, after.shape[1] + 2))
         edges[:, 0], edges[:, -1] = packets, 0.0
         inner = np.multiply(packets[:, None], after, out=edges[:, 1:-1])
         inner += u[:, None]
         np.floor(inner, out=inner)
-        # (Rows of a flow past its own end get zeros; `rows` holds three
-        # laps of the ring, so those stay distinct slots.)
-        slots = table[self.k % self.L + first]
-        slots += sending[:, None]
-        self.flat[slots] += edges[:, :-1] - edges[:, 1:]
-        return first + (after > u[:, None]).sum(axis=1)
+        share = edges[:, :-1] - edges[:, 1:]
+        # Only the rows that get ACKs: a flow's few packets fill few of its rows, and
+        # each slot written is a cache miss (a flow's rows lie a ring row apart).
+        # (`rows` holds three laps of the ring, so a flow's rows stay distinct slots.)
+        i, r = share.nonzero()
+        self.flat[self.rows[(self.k % self.L + first)[i] + r] + sending[i]] += share[i, r]
 
     def lost(self, j, packets):
         """Flows ``j`` lost ``packets`` at the bottleneck: holes at their receivers.
@@ -190,11 +218,19 @@ class AckRing:
     def _at_once(self, sending):
         """Which of flows ``sending`` have their step's packets ACKed at once: a hole open or just filled."""
         gap = self.holes[sending] > 0.0
-        if self.filled is not None:
-            gap |= np.isin(sending, self.filled)
+        if self.filled is not None and self.filled.size:
+            gap |= self._member(sending, self.filled)
         if self.ahead is not None and self.ahead.size:
-            gap &= ~np.isin(sending, self.ahead)
+            gap &= ~self._member(sending, self.ahead)
         return gap
+
+    def _member(self, sending, j):
+        """Which of flows ``sending`` are among flows ``j``: np.isin's answer, at a tenth of its cost."""
+        among = self._among
+        among[j] = True
+        inside = among[sending]
+        among[j] = False
+        return inside
 
     def _delay_acks(self, sending, packets, back):
         """Delayed ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2): the receiver ACKs every second packet.
@@ -216,9 +252,10 @@ class AckRing:
         odd[self._at_once(sending)] = 0.0
         self.held[sending] = odd
         # The timer runs from the held packet's arrival: a step whose packets
-        # were all lost brought the receiver nothing to restart it.
-        got = packets > 0.0
-        self.held_due[sending[got]] = (back[got] + self.hold_steps).astype(np.int64) + self.k
+        # were all lost brought the receiver nothing to restart it.  (Set only
+        # where a packet is now held: no other flow's is read before it is set anew.)
+        got = ((packets > 0.0) & (odd > 0.0)).nonzero()[0]
+        self.held_due[sending[got]] = (back[got] + self.hold_steps).astype(np.int32) + self.k
         return total - odd
 
     def forget(self, j):

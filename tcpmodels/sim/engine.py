@@ -73,6 +73,8 @@ from .workloads import make_workload
 
 __all__ = ["simulate"]
 
+_NO_FLOWS = np.empty(0, dtype=np.int64)  # (a step without new losses asks the ACK ring for no return step)
+
 
 def simulate(scenario, seeds=None, *, check=False):
     """Run one scenario, or a batch of scenarios, and return their statistics.
@@ -232,14 +234,15 @@ class _Engine:
             sending = step.sending
             # (A delay-control sender holds its ACKs ``hold`` steps before acting on them.)
             rtt_steps = prop_steps[sending] if sender.hold is None else (prop_steps + sender.hold)[sending]
+            # Loss noticed when the lost packet's ACK would have come back: the
+            # same step the ring gives its step-mates.
             back = ring.insert(sending, arr[sending], rtt_steps,
                                float(qd[0] / dt) if one else (qd / dt)[step.owner],
                                draws.random(site.ACK, [sending.size] if one else f.per_scenario(sending)),
-                               self._service_steps(step.A - D, step.owner))
-            if new_loss is not None and new_loss.size:
-                # Loss noticed when the lost packet's ACK would have come back: the
-                # same step the ring gives its step-mates.
-                f.t_next[new_loss] = back[sending.searchsorted(new_loss)] * dt
+                               self._service_steps(step.A - D, step.owner),
+                               _NO_FLOWS if new_loss is None else sending.searchsorted(new_loss))
+            if back.size:
+                f.t_next[new_loss] = back * dt
             if deciding is not None and deciding.size:
                 # After the ring insert, so a go-back-N restart also forgets the
                 # ACKs of this step's packets (they are duplicates).

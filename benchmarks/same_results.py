@@ -1,0 +1,131 @@
+"""Does a speed-up change a result?  The same seeds' SimResults in this checkout and in others, bit for bit.
+
+Usage::
+
+    python benchmarks/same_results.py /path/to/other/checkout [...]
+
+Runs one grid of scenarios in each checkout (a fresh process importing
+tcpmodels from it, as ``bench_ab.py`` does) and compares a SHA-256 digest of
+each run's results: every queue x every sender of the engine x {ECN, none} x
+{link loss, none} on 20 flows, the thesis' standard scenario alone and in a
+batch, the few fast flows' case alone and as a batch of seeds, finite
+transfers under FPQ, a mixed population with per-flow RTTs, a float32 batch
+(10 000 flows) and the seed papers' senders.  Prints the runs compared and
+those that differ; exits with 1 if any does.  (About 20 s a checkout.)
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Run inside the checkout's process.
+_GRID = r'''
+import dataclasses, hashlib, json
+import numpy as np
+from tcpmodels import sim
+
+FIELDS = ("loss_rate", "queue", "utilization", "timeouts_per_packet", "window", "goodput", "flow_drops",
+          "flow_window", "mark_rate")
+
+
+def digest(r):
+    h = hashlib.sha256()
+    for name in FIELDS:
+        h.update(np.asarray(getattr(r, name), dtype=float).tobytes())
+    h.update(np.asarray(r.congestion_events.window, dtype=float).tobytes())
+    return h.hexdigest()[:16]
+
+
+def label(spec):
+    """A queue's or sender's short name: its type and the options that change its code path."""
+    flags = [k for k in ("gentle", "go_back_n", "sack") if getattr(spec, k, False)]
+    recovery = getattr(spec, "recovery", None)
+    return "-".join([type(spec).__name__, *flags, *([recovery] if recovery else [])])
+
+
+out = {}
+queues = [sim.DropTail(buffer=25), sim.RandomDrop(buffer=25), sim.RED(min_th=3, max_th=25, max_p=0.1),
+          sim.RED(min_th=3, max_th=25, max_p=0.1, gentle=True), sim.REDI(min_th=3, max_th=25, max_p=0.1),
+          sim.CHOKe(min_th=3, max_th=25, max_p=0.1), sim.FPQ(ppf=3, bits=200, t_clear=1.0)]
+senders = [sim.Tahoe(), sim.Tahoe(go_back_n=True), sim.Reno(), sim.NewReno(), sim.NewReno(sack=True),
+           sim.NewReno(sack=True, recovery="rfc6675"), sim.NewReno(sack=True, recovery="prr-ns3.44"),
+           sim.HighSpeed(), sim.Scalable()]
+small = dict(n_flows=20, bandwidth=2e6, rtt=0.04, duration=4.0, warmup=1.0, start_spread=1.0, seed=3)
+for q in queues:
+    for s in senders:
+        for ecn in (False, True):
+            queue = dataclasses.replace(q, ecn=True) if ecn and hasattr(q, "ecn") else q
+            runs = [sim.Scenario(**small, queue=queue, sender=dataclasses.replace(s, ecn=ecn), link_loss=loss)
+                    for loss in (0.0, 0.01)]
+            for loss, r in zip(("", " link loss"), sim.simulate(runs), strict=True):
+                name = f"{label(q)} {label(s)}{' ECN' if ecn else ''}{loss}"
+                assert name not in out, name
+                out[name] = digest(r)
+
+
+def standard(**kw):
+    return sim.Scenario(n_flows=1000, bandwidth=10e6, rtt=0.1, packet_size=576, warmup=20.0,
+                        queue=sim.RED(min_th=5, max_th=217, max_p=0.02), sender=sim.Tahoe(), **kw)
+
+
+out["standard 60 s"] = digest(sim.simulate(standard(duration=60.0)))
+for k, r in enumerate(sim.simulate([standard(duration=25.0, seed=k) for k in range(6)])):
+    out[f"standard batch {k}"] = digest(r)
+few = sim.Scenario(n_flows=20, bandwidth=20e6, rtt=0.2, rtt_spread=0.1, packet_size=576, access_rate=1e7,
+                   queue=sim.DropTail(buffer=434), sender=sim.NewReno(sack=True), duration=60.0, warmup=20.0)
+out["few fast flows"] = digest(sim.simulate(few))
+for k, r in enumerate(sim.simulate(few, seeds=[1, 2, 1])):
+    out[f"few fast flows, batch of seeds 1, 2, 1: run {k}"] = digest(r)
+out["finite transfers, FPQ"] = digest(sim.simulate(sim.Scenario(
+    n_flows=200, bandwidth=10e6, rtt=0.1, queue=sim.FPQ(ppf=5), duration=40.0, warmup=10.0,
+    workload=sim.FiniteTransfers(size=20))))
+out["mixed senders, per-flow RTTs"] = digest(sim.simulate(sim.Scenario(
+    n_flows=30, bandwidth=10e6, rtt=[0.06, 0.12, 0.18], queue=sim.RED(min_th=5, max_th=50, max_p=0.1),
+    senders=[(10, sim.NewReno(sack=True)), (10, sim.Tahoe()), (10, sim.Reno())], duration=20.0, warmup=5.0)))
+big = sim.Scenario(n_flows=1000, bandwidth=100e6, rtt=0.04, queue=sim.RED(min_th=30, max_th=250, max_p=0.1),
+                   sender=sim.NewReno(sack=True), duration=3.0, warmup=1.0, start_spread=1.0)
+for k, r in enumerate(sim.simulate(big, seeds=range(10))[:4]):
+    out[f"float32 batch {k}"] = digest(r)
+red_ecn = sim.RED(min_th=5, max_th=50, max_p=0.1, ecn=True)
+for name, sender, queue in [
+        ("ACWAP", sim.ACWAP(), sim.DropTail(buffer=60)), ("NDCA", sim.NDCA(), sim.DropTail(buffer=60)),
+        ("TCP/E, RED-I", sim.TCPE(), sim.REDI(min_th=10, max_th=50, max_p=1.0, buffer=80, ecn=True)),
+        ("TCP/E, CHOKe-I", sim.TCPE(), sim.CHOKeI(min_th=10, max_th=50, max_p=1.0, buffer=80, ecn=True)),
+        ("SDC", sim.SDC(), red_ecn), ("RDC", sim.RDC(), red_ecn)]:
+    out[name] = digest(sim.simulate(sim.Scenario(n_flows=3, bandwidth=20e6, rtt=0.05, queue=queue, sender=sender,
+                                                 duration=15.0, warmup=3.0, seed=2)))
+print(json.dumps(out))
+'''
+
+
+def digests(checkout):
+    """The grid's digests in a fresh process importing tcpmodels from ``checkout``: dict of run name -> digest."""
+    env = dict(os.environ, PYTHONPATH=checkout)
+    # From the checkout: ``python -c`` puts its working directory ahead of PYTHONPATH.
+    done = subprocess.run([sys.executable, "-c", _GRID], env=env, cwd=checkout, capture_output=True, text=True,
+                          check=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("others", nargs="+", help="paths of the checkouts to compare with")
+    args = ap.parse_args(argv)
+    mine = digests(HERE)
+    differ = False
+    for other in args.others:
+        theirs = digests(os.path.abspath(other))
+        changed = [name for name in mine if theirs.get(name) != mine[name]]
+        print(f"{other}: {len(mine) - len(changed)} of {len(mine)} runs identical")
+        for name in changed:
+            print(f"  differs: {name}")
+        differ = differ or bool(changed)
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
