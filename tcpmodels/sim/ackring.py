@@ -49,9 +49,9 @@ class AckRing:
         self.delayed = None if delayed.all() or not self.delaying else delayed.astype(float)
         self.hold_steps = float(hold_steps)
         self.held = np.zeros(flows, dtype=real)  # a packet the receiver has not ACKed yet (0 or 1)
-        # The step the held packet's timer ACK reaches the sender (set on every ACK
-        # insert; it matters only while a packet is held).
-        self.held_due = np.full(flows, -1, dtype=np.int32)  # (int32: half the memory take() scans every step)
+        # The step the held packet's timer ACK reaches the sender (set where a
+        # packet comes to be held; it matters only while one is).
+        self.held_due = np.full(flows, -1, dtype=np.int64)
         # The receiver's holes: packets of the flow lost and not yet repaired (see ``lost``).
         self.holes = np.zeros(flows, dtype=real)
         self.filled = None  # flows whose last hole a retransmission filled this step
@@ -123,7 +123,7 @@ class AckRing:
         return back
 
     def _back(self, delay, u, spread):
-        """The step ahead that the ACK of a packet at the draw ``u``'s place among its flow's comes back in."""
+        """Steps ahead to the row that the ACK of a packet at the draw ``u``'s place among its flow's falls in."""
         ahead = delay.astype(np.int64)
         late = delay - ahead
         split = ahead + (u < late)
@@ -141,8 +141,11 @@ class AckRing:
         self.flat[self.rows[at + 1:at + 1 + self.L][ahead] + sending] += later
 
     def _shares(self, ahead, late, spread):
-        """The first row of ACKs spread over ``spread`` steps ending at ``ahead + late + 1``, and the shares
-        after each row boundary from there (see ``_spread``)."""
+        """Where ACKs spread over ``spread`` steps ending at ``ahead + late + 1`` begin, and their shares.
+
+        Returns the first row (steps ahead) and, per flow and row boundary
+        from there, the share of the ACKs after it (see ``_spread``).
+        """
         first = ahead + np.floor(late + 1.0 - spread).astype(np.int64)
         width = math.ceil(spread if type(spread) is float else spread.max()) + 1  # rows touched, at most
         if width not in self.boundaries:  # (numpy calls are what a step of few flows costs)
@@ -255,7 +258,7 @@ class AckRing:
         # were all lost brought the receiver nothing to restart it.  (Set only
         # where a packet is now held: no other flow's is read before it is set anew.)
         got = ((packets > 0.0) & (odd > 0.0)).nonzero()[0]
-        self.held_due[sending[got]] = (back[got] + self.hold_steps).astype(np.int32) + self.k
+        self.held_due[sending[got]] = (back[got] + self.hold_steps).astype(np.int64) + self.k
         return total - odd
 
     def forget(self, j):
