@@ -11,7 +11,8 @@ each run's results: every queue x every sender of the engine x {ECN, none} x
 batch, the few fast flows' case alone and as a batch of seeds, finite
 transfers under FPQ, a mixed population with per-flow RTTs, a float32 batch
 (10 000 flows) and the seed papers' senders.  Prints the runs compared and
-those that differ; exits with 1 if any does.  (About 20 s a checkout.)
+those that differ; exits with 1 if any does (2 if the grid cannot run in a
+checkout, say one older than an API it uses).  (About 20 s a checkout.)
 """
 
 import argparse
@@ -106,8 +107,11 @@ def digests(checkout):
     """The grid's digests in a fresh process importing tcpmodels from ``checkout``: dict of run name -> digest."""
     env = dict(os.environ, PYTHONPATH=checkout)
     # From the checkout: ``python -c`` puts its working directory ahead of PYTHONPATH.
-    done = subprocess.run([sys.executable, "-c", _GRID], env=env, cwd=checkout, capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run([sys.executable, "-c", _GRID], env=env, cwd=checkout, capture_output=True, text=True)
+    if done.returncode:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        print(f"same_results.py: the grid failed in {checkout} (an older API?): {last}", file=sys.stderr)
+        raise SystemExit(2)
     return json.loads(done.stdout.splitlines()[-1])
 
 
@@ -115,6 +119,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("others", nargs="+", help="paths of the checkouts to compare with")
     args = ap.parse_args(argv)
+    for other in args.others:
+        if not os.path.isfile(os.path.join(other, "tcpmodels", "sim", "__init__.py")):
+            ap.error(f"others: {other!r} is not a tcpmodels checkout (no tcpmodels/sim there)")
     mine = digests(HERE)
     differ = False
     for other in args.others:
