@@ -52,3 +52,19 @@ def test_a_batch_spreads_each_flow_as_its_own_scenario_would():
         w = float(spread[i]) if spread[i] > 1 else None
         assert alone.insert(sending[one], packets[one], prop[one], queue[one], u[one], w)[0] == back[i]
     assert (batch.flat == alone.flat).all()
+
+
+@pytest.mark.parametrize("spread", [None, 2.7, "per flow"])
+def test_the_return_steps_asked_for_are_those_of_the_whole_and_the_ring_is_the_same(spread):
+    # The engine asks only for the step's new losses; the ring must not notice.
+    sending, packets, prop, queue = _traffic(7)
+    packets[::3] = 0.0  # (flows holding their ACKs: nothing to schedule)
+    if spread == "per flow":
+        spread = np.where(np.arange(30) % 2 == 0, 1.0, 1.0 + np.arange(30) / 7)
+    u = np.random.default_rng(11).random(30)
+    asked = np.array([0, 3, 4, 17, 29])
+    whole, some = AckRing(20, 50, float), AckRing(20, 50, float)
+    back = whole.insert(sending, packets, prop, queue, u, spread)
+    assert (some.insert(sending, packets, prop, queue, u, spread, asked) == back[asked]).all()
+    assert (whole.flat == some.flat).all() and whole.flat.sum() == packets.sum()
+    assert some.insert(sending, packets, prop, queue, u, spread, asked[:0]).size == 0
