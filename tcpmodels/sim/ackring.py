@@ -92,20 +92,21 @@ class AckRing:
         [0, 1) per sending flow for the rounding.
         """
         delay = propagation + queueing
+        ahead = delay.astype(np.int64)
+        late = delay - ahead  # the share of the ACKs due one step later
         if self.delaying:
             packets = self._delay_acks(sending, packets, delay + u)
         k = self.k
         if asked is None:
-            back = self._back(delay, u, spread) + k
+            back = self._back(ahead, late, u, spread) + k
         else:  # (most steps ask for none)
-            back = self._back(delay[asked], u[asked], _part(spread, asked)) + k if asked.size else asked
+            back = self._back(ahead[asked], late[asked], u[asked], _part(spread, asked)) + k if asked.size else asked
         # With delayed ACKs most of a heavy step's senders bring an odd packet
         # or none and hold its ACK: only the others have ACKs to schedule.
+        # (Taking them out costs five gathers, which a few idle flows do not repay.)
         j = packets.nonzero()[0]
         if j.size < 0.8 * packets.size:
-            sending, packets, delay, u, spread = sending[j], packets[j], delay[j], u[j], _part(spread, j)
-        ahead = delay.astype(np.int64)
-        late = delay - ahead  # the share of the ACKs due one step later
+            sending, packets, ahead, late, u, spread = sending[j], packets[j], ahead[j], late[j], u[j], _part(spread, j)
         self.until[sending] = np.maximum(self.until[sending], ahead + (k + 1))
         if spread is None:
             self._split(sending, packets, ahead, late, u)
@@ -122,10 +123,8 @@ class AckRing:
                 self._spread(sending[j], packets[j], ahead[j], late[j], spread[j], u[j])
         return back
 
-    def _back(self, delay, u, spread):
+    def _back(self, ahead, late, u, spread):
         """Steps ahead to the row that the ACK of a packet at the draw ``u``'s place among its flow's falls in."""
-        ahead = delay.astype(np.int64)
-        late = delay - ahead
         split = ahead + (u < late)
         if spread is None:
             return split
