@@ -41,14 +41,26 @@ print(json.dumps(dict(wall=wall, cpu=cpu, loss=first.loss_rate)))
 """
 
 
-def run_case(checkout, case):
-    """One run of ``case`` in a fresh process importing tcpmodels from ``checkout``: dict of wall, cpu [s]."""
+def run_in(checkout, code, tool="bench_ab.py"):
+    """Run ``code`` in a fresh process importing tcpmodels from ``checkout``: its last line of output, as JSON.
+
+    A failure there (say, a checkout older than an API ``code`` uses) is a
+    one-line message from ``tool`` and exit status 2.
+    """
     env = dict(os.environ, PYTHONPATH=checkout, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     # Run from the checkout: ``python -c`` puts its working directory ahead of PYTHONPATH, so a child
     # started elsewhere (say, in another checkout) would import that directory's tcpmodels instead.
-    done = subprocess.run([sys.executable, "-c", _CASE.format(case=case)], env=env, cwd=checkout,
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=checkout, capture_output=True, text=True)
+    if done.returncode:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        print(f"{tool}: the run failed in {checkout} (an older API?): {last}", file=sys.stderr)
+        raise SystemExit(2)
     return json.loads(done.stdout.splitlines()[-1])
+
+
+def run_case(checkout, case):
+    """One run of ``case`` in ``checkout``: dict of wall, cpu [s]."""
+    return run_in(checkout, _CASE.format(case=case))
 
 
 def main(argv=None):

@@ -16,12 +16,9 @@ checkout, say one older than an API it uses).  (About 20 s a checkout.)
 """
 
 import argparse
-import json
 import os
-import subprocess
-import sys
 
-HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from bench_ab import HERE, run_in  # (this folder is on the path of a script run from it)
 
 # Run inside the checkout's process.
 _GRID = r'''
@@ -105,14 +102,7 @@ print(json.dumps(out))
 
 def digests(checkout):
     """The grid's digests in a fresh process importing tcpmodels from ``checkout``: dict of run name -> digest."""
-    env = dict(os.environ, PYTHONPATH=checkout)
-    # From the checkout: ``python -c`` puts its working directory ahead of PYTHONPATH.
-    done = subprocess.run([sys.executable, "-c", _GRID], env=env, cwd=checkout, capture_output=True, text=True)
-    if done.returncode:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        print(f"same_results.py: the grid failed in {checkout} (an older API?): {last}", file=sys.stderr)
-        raise SystemExit(2)
-    return json.loads(done.stdout.splitlines()[-1])
+    return run_in(checkout, _GRID, "same_results.py")
 
 
 def main(argv=None):
