@@ -10,14 +10,14 @@ from tcpmodels import sim
 pytestmark = pytest.mark.slow
 
 
-def _droptail_row(n_flows):
+def _droptail_row(n_flows, phase_effect=False):
     # The 10 ms drop-tail row of ns3_more_10ms (set up as tests/test_sim_validation.py's
-    # _ns3_scenario), the phase effect off: windows of 3-4 packets, an RTT of ~240 ms
+    # _ns3_scenario), the phase effect off unless asked: at 200 flows windows of 3-4 packets, an RTT of ~240 ms
     # that is mostly queue, and 1 Mbit/s access links whose 4.6 ms per packet would
     # have put a burst's next packet in the next 4 ms step (half the smallest
     # propagation RTT); the step is 0.49 of it, 2.26 ms (Scenario.step).
     return sim.Scenario(n_flows=n_flows, bandwidth=10e6, rtt=0.01, rtt_spread=0.4, packet_size=576,
-                        queue=sim.DropTail(buffer=500, phase_effect=False),
+                        queue=sim.DropTail(buffer=500, phase_effect=phase_effect),
                         sender=sim.NewReno(sack=True, recovery="prr-ns3.44"),
                         access_rate=max(10 * 10e6 / n_flows, 1e6), start_spread=10.0, duration=200.0, warmup=20.0)
 
@@ -47,3 +47,43 @@ def test_halving_the_step_moves_small_window_droptail_loss_by_less_than_5_percen
     coarse = np.mean([r.loss_rate for r in runs[:len(seeds)]])
     fine = np.mean([r.loss_rate for r in runs[len(seeds):]])
     assert abs(fine / coarse - 1) < 0.05
+
+
+# Few flows with large windows (the 10 ms drop-tail rows at 5 and 10 flows, as
+# the references' rows run: phase effect on; windows of ~100 and ~48 packets,
+# loss below 0.1 %: 26 and 228 drops a run), so many seeds that the change is
+# measured, not the seed spread.  Measured on ff8eea5, loss at the default step
+# (4 ms, half the smallest RTT) and at half of it, mean over the seeds (SE of
+# the change): 5 flows, seeds 101-196, 6.59e-5 -> 6.76e-5, +2.6 % (2.3 %;
+# seeds 1-24 +7.2 % (5.4 %); the +20.8 % once recorded was 2 seeds' spread);
+# 10 flows, seeds 25-72, 5.84e-4 -> 6.25e-4, +6.9 % (1.1 %; seeds 1-24 +5.8 %
+# (1.5 %)), queue within 0.3 % at both.  At 10 flows the loss goes on rising
+# as the step shrinks (seeds 101-116: 5.72, 6.05, 6.38, 6.69, 6.30e-4 at 1,
+# 1/2, 1/4, 1/8, 1/16 of the step; ns-3 6.29e-4), through both the events
+# (146.8 -> 154 a run) and the drops per event (1.50 -> 1.58-1.65); the
+# candidate cause (not isolated): the step's fluid service nets a step's
+# arrivals against its departures, so a queue held at the buffer overflows
+# less often than packet by packet.  With the phase effect off the first
+# halving moves it by +2.5 % and the next by +5.5 %.  So 10 flows misses
+# issue 12's 5 % (a strict expected failure).  The bound is that 5 %: at 5
+# flows about one SE above the change measured, so a regression of the
+# step's fidelity by a few per cent fails it.
+FEW_LARGE = {
+    5: range(101, 197),
+    10: range(25, 73),
+}
+
+
+@pytest.mark.parametrize("n_flows", [
+    5,
+    pytest.param(10, marks=pytest.mark.xfail(strict=True, reason="halving moves 10 drop-tail flows' loss by +6.9 %")),
+])
+def test_halving_the_step_at_few_large_window_droptail_flows(n_flows):
+    s = _droptail_row(n_flows, phase_effect=True)
+    assert s.step == pytest.approx(0.004)  # half the smallest propagation RTT: no cap applies
+    seeds = FEW_LARGE[n_flows]
+    runs = sim.simulate([dataclasses.replace(s, time_step=s.step * f, seed=seed) for f in (1.0, 0.5) for seed in seeds])
+    coarse, fine = runs[:len(seeds)], runs[len(seeds):]
+    for name in ("loss_rate", "queue"):
+        change = np.mean([getattr(r, name) for r in fine]) / np.mean([getattr(r, name) for r in coarse]) - 1
+        assert abs(change) < 0.05, (name, change)
