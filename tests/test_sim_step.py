@@ -68,7 +68,7 @@ def test_halving_the_step_moves_small_window_droptail_loss_by_less_than_5_percen
 # kept) raises the default step's loss by 2.9 % and leaves the trend: the
 # halvings then move it by +3.0 % and +6.1 % (+5.8 % and +5.5 % without). With
 # the phase effect off the halvings move it by +2.5 % and +5.5 %, without
-# delayed ACKs (twice the loss) by +2.2 % and +3.3 %.  So 10 flows misses
+# delayed ACKs (2.5 times the loss) by +2.2 % and +3.3 %.  So 10 flows misses
 # issue 12's 5 % (a strict expected failure).  The bound is that 5 %: at 5
 # flows about one SE above the change measured, so a regression of the step's
 # fidelity by a few per cent fails it.
