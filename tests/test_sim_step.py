@@ -78,7 +78,7 @@ def test_halving_the_step_moves_small_window_droptail_loss_by_less_than_5_percen
 # reads 5.84, 6.25 and 6.50e-4 at 1, 1/2 and 1/4 of the step, +7.1 % and
 # +3.9 %.  Nor the ACK ring's rounding (a fixed uniform per flow instead of a
 # fresh one each step: 5.80, 6.20, 6.46e-4), the receivers' at-once ACKs above
-# a hole (left out: 5.48, 5.77, 6.07e-4; both tried, not kept) PRR
+# a hole (left out: 5.48, 5.77, 6.07e-4; both tried, not kept), PRR
 # (recovery="rfc6675": 6.12, 6.48, 6.89e-4) or the access links (none: 5.81,
 # 6.04, 6.40e-4; seeds 101-116 throughout).  With the phase effect off the
 # halvings move it by +2.5 % and +5.5 %, without delayed ACKs (2.5 times the
