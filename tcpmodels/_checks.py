@@ -42,6 +42,8 @@ def array(name, value):
         raise ValueError(f"{name} must be a finite number, got {_short(value)}") from None
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a number or an array of numbers, got {_short(value)}") from None
+    if np.asarray(value).dtype == bool:  # True is no count or rate: n_flows=True would run one flow
+        raise ValueError(f"{name} must be a number or an array of numbers, got {_short(value)}")
     return out
 
 

@@ -46,6 +46,16 @@ def test_strings_are_not_flags(make, field):
         make()
 
 
+@pytest.mark.parametrize("make, field", [
+    (lambda: sim.Scenario(**{**BASE, "n_flows": True}), "n_flows"),  # ran one flow
+    (lambda: sim.Scenario(**{**BASE, "rtt": [True] * 10}), "rtt"),
+    (lambda: sim.DropTail(buffer=True), "buffer"),
+])
+def test_flags_are_not_numbers(make, field):
+    with pytest.raises(ValueError, match=f"{field} must be a number"):
+        make()
+
+
 def test_flags_take_bools_and_0_1():
     assert sim.RED(gentle=1).gentle is True and sim.NewReno(sack=0).sack is False
 

@@ -60,6 +60,10 @@ def test_huge_integers_and_infinities_are_value_errors():
     assert _checks.positive("access_rate", math.inf) == math.inf   # "none", as the simulator uses it
     with pytest.raises(ValueError, match="rtt must be a number"):
         _checks.positive("rtt", "0.1")                              # numpy would read the string
+    with pytest.raises(ValueError, match="n_flows must be a number or an array of numbers, got True"):
+        _checks.whole("n_flows", True)                              # numpy would read it as 1
+    with pytest.raises(ValueError, match="p must be a number"):
+        _checks.in_range("p", np.array([True, False]), 0, 1)
     for call in (lambda: units.capacity(math.inf, 1500), lambda: units.bdp(10e6, math.inf, 1500),
                  lambda: units.capacity(10e6, 10**400)):
         with pytest.raises(ValueError):
