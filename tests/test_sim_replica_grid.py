@@ -30,6 +30,9 @@ _SPEC.loader.exec_module(sim_grid)
 
 GRID = sim_grid.configurations()
 SEEDS = (1, 2)
+# The seed papers' regime: one to three flows whose windows only the network limits (ns-3 with window
+# scaling, receive window 4 BDP) through a drop-tail buffer of one BDP (ns3_dumbbell.py's FEW_FAST).
+FEW_FAST = sim_grid.configurations(sim_grid.GRID.parent / "ns3_few_fast.csv")
 
 # Measured on cb43054 (seeds 1-2; ns-3's figure first).  Every other configuration meets
 # every goal: loss -12 ... +8 %, queue -11 ... +4 %, time-outs per packet x0.64-1.66 of
@@ -58,12 +61,38 @@ def simulated():
     return {name: sim_grid.simulated(runs[i * k:(i + 1) * k]) for i, name in enumerate(names)}
 
 
-def _case(name):
-    if name in KNOWN_MISSES:
-        return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[name]))
+def _case(name, misses=KNOWN_MISSES):
+    if name in misses:
+        return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=misses[name]))
     return name
 
 
 @pytest.mark.parametrize("name", [_case(name) for name in GRID])
 def test_simulator_meets_issue_12_goals_on_the_replica_grid(simulated, name):
     assert sim_grid.misses(sim_grid.reference(GRID[name]), simulated[name]) == {}
+
+
+FEW_FAST_MISSES = {
+    "ff_1flow_10M_50ms_576": (
+        "one flow, 10 Mbit/s, 50 ms, 576 B, drop-tail of one BDP (108): utilization 0.9755 against 0.9998, "
+        "queue -11 %: events come in pairs, a window of 225 halved and then, a round trip on, 111 halved "
+        "again (seed 1: 4 of 16 events at 111), so the window falls below the BDP and the link idles.  Fast "
+        "retransmit is decided after the step's sending (27 packets of service a step here), so PRR lets "
+        "the packets for the step's duplicate ACKs beyond the third out a step late, on top of the next "
+        "step's, and the return step's draw can put the decision a further step late: at 200 ms, 108 "
+        "packets a step, one such burst overflowed the full buffer with 64 drops.  Deciding it before the "
+        "step's sending (tried, issue 12's note) gives 0.9863 here but takes the RED dynamics row V2 from "
+        "0.015 to 0.035 below ns-3's utilization"),
+}
+
+
+@pytest.mark.parametrize("name", [_case(name, FEW_FAST_MISSES) for name in FEW_FAST])
+def test_simulator_meets_issue_12_goals_with_few_fast_flows(name):
+    # Their loss is 5e-6 to 2e-5 (a few drops per sawtooth), below the goals' 0.1 %: queue and
+    # utilization are held.  Measured (seeds 1-2 against ns-3's 1-2): 1 flow at 20 Mbit/s and 100 ms
+    # queue -7.0 %, utilization 0.9943 against 0.9998; 1 at 10 Mbit/s and 50 ms -11.3 %, 0.9755
+    # against 0.9998 (the miss); 2 at 50 Mbit/s and 60 ms -3.5 %, 0.9988 against 0.9991; 3 at
+    # 100 Mbit/s and 100 ms -11.8 %, 0.9972 against 1.0000.  Loss 2.3-2.8x ns-3's on every row.
+    rows = FEW_FAST[name]
+    runs = sim.simulate([sim_grid.scenario(rows[0], "prr-ns3.44", seed) for seed in SEEDS])
+    assert sim_grid.misses(sim_grid.reference(rows), sim_grid.simulated(runs)) == {}

@@ -5,7 +5,8 @@
 // rtt (1 - spread / 2) / 2), router B, one receiver node on a fast zero-delay link.  Propagation RTTs
 // are uniform on rtt [1 - spread / 2, 1 + spread / 2].  NewReno + SACK (PRR recovery, ns-3's
 // default), delayed ACKs (2 segments, 200 ms), RTO = max(1 s, SRTT + max(0.5 s, 4 RTTVAR)),
-// initial window 1, 64 KB window (no window scaling), no timestamps, no limited transmit.
+// initial window 1, 64 KB window (no window scaling; --rwnd above it turns scaling on), no timestamps,
+// no limited transmit.
 // The bottleneck queue disc is a FIFO (drop-tail, --limit packets) or RED; the bottleneck device's
 // own transmit queue holds 1 packet, so the queue disc holds the backlog.
 // Prints one JSON object with the statistics over [warmup, duration].
@@ -456,10 +457,11 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(1));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAck));
     Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(200)));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 20));
+    // A window above 64 KB needs window scaling and a send buffer that holds it (few fast flows).
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(std::max(1u << 20, 2 * rwnd)));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(rwnd));
     Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(dataRetries));
-    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(rwnd > 65535));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));

@@ -12,6 +12,7 @@ Install and run::
     python validation/ns3_dumbbell.py --ns3 /path/ns3venv build
     python validation/ns3_dumbbell.py --ns3 /path/ns3venv check          # a few reference rows
     python validation/ns3_dumbbell.py --ns3 /path/ns3venv grid --out validation/ns3_grid.csv
+    python validation/ns3_dumbbell.py --ns3 /path/ns3venv grid --set few-fast --out validation/ns3_few_fast.csv
     python validation/ns3_dumbbell.py --ns3 /path/ns3venv one --n 20 --rtt 0.05 --queue droptail --limit 40
 
 (``--ns3`` is the venv holding the wheel, or its ``site-packages/ns3``
@@ -34,7 +35,8 @@ tables ship as ``tcpmodels.data.table('ns3_*')``; generalised to other links):
 * TCP: ns-3 NewReno with SACK loss recovery and ns-3 3.44's default PRR
   recovery, delayed ACKs (2 segments, 200 ms), MinRto 1 s, clock granularity
   0.5 s, initial window 1, receive buffer 65535 bytes without window scaling
-  (64 KB window: 122 segments of 536 bytes, 44 of 1460), no limited
+  (64 KB window: 122 segments of 536 bytes, 44 of 1460; ``rwnd`` above it
+  turns window scaling on and sizes the send buffer to hold it), no limited
   transmit, DataRetries 100 (so no connection gives up during long back-offs).
   ECN rows: TcpSocketBase::UseEcn On.  Flows start uniformly over [0, 10 s].
 * Bottleneck queue: ns-3 ``FifoQueueDisc`` (drop-tail, ``limit`` packets) or
@@ -73,8 +75,10 @@ tables ship as ``tcpmodels.data.table('ns3_*')``; generalised to other links):
   and BytesInFlight at entry, ssthresh, the window before the exit, the data
   segments sent in it).
 * Files: ns3_grid.csv (the grid, seed 1, and seed 2 on the rows that looked
-  off), ns3_check.csv (seven reference rows re-run); sim_grid.py runs the
-  simulator on the grid and writes sim_grid.csv.
+  off), ns3_check.csv (seven reference rows re-run), ns3_few_fast.csv (one
+  to three flows, receive window 4 BDP with window scaling, drop-tail of
+  one BDP; seeds 1 and 2); sim_grid.py runs the simulator on the grid and
+  writes sim_grid.csv.
 """
 
 import argparse
@@ -115,11 +119,13 @@ class Config:
     duration: float = 130.0
     warmup: float = 30.0
     seed: int = 1
+    rwnd: int = 65535  # receive buffer = largest window [bytes]; above 64 KB with window scaling
 
     def args(self):
         a = [f"--n={self.flows}", f"--bw={self.bandwidth_bps:.0f}", f"--rtt={self.rtt_s}",
              f"--spread={self.rtt_spread}", f"--pkt={self.packet_size}", f"--queue={self.queue}",
-             f"--limit={self.limit}", f"--duration={self.duration}", f"--warmup={self.warmup}", f"--seed={self.seed}"]
+             f"--limit={self.limit}", f"--duration={self.duration}", f"--warmup={self.warmup}", f"--seed={self.seed}",
+             f"--rwnd={self.rwnd}"]
         if self.queue == "red":
             a += [f"--minTh={self.min_th}", f"--maxTh={self.max_th}", f"--maxP={self.max_p}", f"--qw={self.weight}",
                   f"--wait={self.wait}", f"--gentle={self.gentle}", f"--ecn={self.ecn}"]
@@ -208,6 +214,25 @@ def _grid():
 GRID = _grid()
 
 
+def _few_fast(name, n, bw, rtt, pkt, **kw):
+    # The seed papers' regime (issue 12): one to three flows whose windows the network, not the
+    # receiver, limits (rwnd 4 BDP, window scaling on), through a drop-tail buffer of one BDP.
+    bdp = bw / (8 * pkt) * rtt
+    return Config(name, n, bw, rtt, packet_size=pkt, queue="droptail", limit=round(bdp),
+                  rwnd=int(4 * bdp * (pkt - 40)), **kw)
+
+
+# Long runs: a lone flow's sawtooth from one BDP to two takes two BDPs of round trips (its window grows by half a
+# packet a round trip with delayed ACKs): 50 s at 20 Mbit/s, 100 ms, 1500 bytes, so a window of 240 s holds five.
+FEW_FAST = [
+    _few_fast("ff_1flow_20M_100ms", 1, 20e6, 0.1, 1500, duration=300.0, warmup=60.0),
+    _few_fast("ff_1flow_10M_50ms_576", 1, 10e6, 0.05, 576, duration=300.0, warmup=60.0),
+    _few_fast("ff_2flows_50M_60ms", 2, 50e6, 0.06, 1500, duration=300.0, warmup=60.0),
+    _few_fast("ff_3flows_100M_100ms", 3, 100e6, 0.1, 1500, duration=400.0, warmup=100.0),
+]
+SETS = {"grid": GRID, "few-fast": FEW_FAST}
+
+
 def write(rows, path, append=False):
     new = not (append and os.path.exists(path))
     with open(path, "a" if append else "w", newline="") as f:
@@ -229,6 +254,7 @@ def main(argv=None):
     g.add_argument("--only", nargs="*", help="names to run")
     g.add_argument("--seed", type=int, default=1)
     g.add_argument("--append", action="store_true")
+    g.add_argument("--set", choices=list(SETS), default="grid", help="grid: the 20 rows; few-fast: 1-3 fast flows")
     o = sub.add_parser("one")
     for f in dataclasses.fields(Config):
         if f.name != "name":
@@ -257,7 +283,7 @@ def main(argv=None):
         return
     if a.cmd == "grid":
         rows = []
-        for cfg in GRID:
+        for cfg in SETS[a.set]:
             if a.only and cfg.name not in a.only:
                 continue
             cfg = dataclasses.replace(cfg, seed=a.seed)

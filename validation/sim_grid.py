@@ -60,8 +60,8 @@ def scenario(row, recovery, seed, window=None, **kw):
     else:
         queue = sim.RED(min_th=float(row["min_th"]), max_th=float(row["max_th"]), max_p=float(row["max_p"]),
                         weight=float(row["weight"]), gentle=bool(int(row["gentle"])), ecn=ecn, buffer=int(row["limit"]))
-    if window is None:
-        window = 65535 // (int(pkt) - 40)
+    if window is None:  # ns-3's receive window (64 KB unless the row scales it: ns3_few_fast.csv)
+        window = int(row.get("rwnd") or 65535) // (int(pkt) - 40)
     sender = sim.NewReno(sack=True, ecn=ecn, recovery=recovery, max_window=window)
     return sim.Scenario(n_flows=n, bandwidth=bw, rtt=float(row["rtt_s"]), rtt_spread=float(row["rtt_spread"]),
                         packet_size=pkt, queue=queue, sender=sender, access_rate=max(10 * bw / n, 1e6),
