@@ -223,7 +223,8 @@ def _few_fast(name, n, bw, rtt, pkt, **kw):
 
 
 # Long runs: a lone flow's sawtooth from one BDP to two takes two BDPs of round trips (its window grows by half a
-# packet a round trip with delayed ACKs): 50 s at 20 Mbit/s, 100 ms, 1500 bytes, so a window of 240 s holds five.
+# packet a round trip with delayed ACKs): 53 s at 20 Mbit/s, 100 ms, 1500 bytes (the simulator's cycle, seed 1),
+# so the 240 s measured hold four to five; 18 s at 10 Mbit/s, 50 ms, 576 bytes.
 FEW_FAST = [
     _few_fast("ff_1flow_20M_100ms", 1, 20e6, 0.1, 1500, duration=300.0, warmup=60.0),
     _few_fast("ff_1flow_10M_50ms_576", 1, 10e6, 0.05, 576, duration=300.0, warmup=60.0),
