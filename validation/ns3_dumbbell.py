@@ -33,7 +33,9 @@ tables ship as ``tcpmodels.data.table('ns3_*')``; generalised to other links):
   packet_size - 40; no timestamps); the point-to-point links add 2 bytes of
   framing (0.35 % of a 576-byte packet's time).
 * TCP: ns-3 NewReno with SACK loss recovery and ns-3 3.44's default PRR
-  recovery, delayed ACKs (2 segments, 200 ms), MinRto 1 s, clock granularity
+  recovery (``recovery="classic"``, ``grid --recovery classic``:
+  ``TcpClassicRecovery`` instead, which is what the shared references'
+  figures match; see ns3_recovery.csv below), delayed ACKs (2 segments, 200 ms), MinRto 1 s, clock granularity
   0.5 s, initial window 1, receive buffer 65535 bytes without window scaling
   (64 KB window: 122 segments of 536 bytes, 44 of 1460; ``rwnd`` above it
   turns window scaling on and sizes the send buffer to hold it), no limited
@@ -77,8 +79,10 @@ tables ship as ``tcpmodels.data.table('ns3_*')``; generalised to other links):
 * Files: ns3_grid.csv (the grid, seed 1, and seed 2 on the rows that looked
   off), ns3_check.csv (seven reference rows re-run), ns3_few_fast.csv (one
   to three flows, receive window 4 BDP with window scaling, drop-tail of
-  one BDP; seeds 1 and 2); sim_grid.py runs the simulator on the grid and
-  writes sim_grid.csv.
+  one BDP; seeds 1 and 2), ns3_recovery.csv (the seven check rows with
+  classic recovery, seed 1, beside ns3_check.csv's PRR; the references' RED
+  dynamics rows V1-V4 with classic and PRR recovery, seeds 1 and 2);
+  sim_grid.py runs the simulator on the grid and writes sim_grid.csv.
 """
 
 import argparse
@@ -120,12 +124,13 @@ class Config:
     warmup: float = 30.0
     seed: int = 1
     rwnd: int = 65535  # receive buffer = largest window [bytes]; above 64 KB with window scaling
+    recovery: str = "prr"  # ns-3's RecoveryType: "prr" (3.44's default) or "classic" (TcpClassicRecovery)
 
     def args(self):
         a = [f"--n={self.flows}", f"--bw={self.bandwidth_bps:.0f}", f"--rtt={self.rtt_s}",
              f"--spread={self.rtt_spread}", f"--pkt={self.packet_size}", f"--queue={self.queue}",
              f"--limit={self.limit}", f"--duration={self.duration}", f"--warmup={self.warmup}", f"--seed={self.seed}",
-             f"--rwnd={self.rwnd}"]
+             f"--rwnd={self.rwnd}", f"--recovery={self.recovery}"]
         if self.queue == "red":
             a += [f"--minTh={self.min_th}", f"--maxTh={self.max_th}", f"--maxP={self.max_p}", f"--qw={self.weight}",
                   f"--wait={self.wait}", f"--gentle={self.gentle}", f"--ecn={self.ecn}"]
@@ -231,7 +236,14 @@ FEW_FAST = [
     _few_fast("ff_2flows_50M_60ms", 2, 50e6, 0.06, 1500, duration=300.0, warmup=60.0),
     _few_fast("ff_3flows_100M_100ms", 3, 100e6, 0.1, 1500, duration=400.0, warmup=100.0),
 ]
-SETS = {"grid": GRID, "few-fast": FEW_FAST}
+# The references' RED dynamics rows (shared/reference/ns3_red_dynamics.csv: 140 s, statistics over [40, 140] s).
+DYNAMICS = [Config(name, n, bw, rtt, spread, pkt, "red", limit, min_th, max_th, max_p, duration=140.0, warmup=40.0)
+            for name, n, bw, rtt, spread, pkt, min_th, max_th, max_p, limit in (
+                ("V1", 30, 50e6, 0.1, 0.2, 1500, 20, 400, 0.05, 1600),
+                ("V2", 30, 50e6, 0.1, 0.2, 1500, 20, 400, 0.2, 1600),
+                ("V3", 10, 10e6, 0.2, 0.1, 576, 5, 217, 0.02, 1000),
+                ("V4", 30, 10e6, 0.2, 0.1, 576, 5, 217, 0.02, 1000))]
+SETS = {"grid": GRID, "few-fast": FEW_FAST, "dynamics": DYNAMICS, "check": CHECK}
 
 
 def write(rows, path, append=False):
@@ -255,7 +267,9 @@ def main(argv=None):
     g.add_argument("--only", nargs="*", help="names to run")
     g.add_argument("--seed", type=int, default=1)
     g.add_argument("--append", action="store_true")
-    g.add_argument("--set", choices=list(SETS), default="grid", help="grid: the 20 rows; few-fast: 1-3 fast flows")
+    g.add_argument("--set", choices=list(SETS), default="grid",
+                   help="grid: the 20 rows; few-fast: 1-3 fast flows; dynamics: the references' V1-V4; check: as check")
+    g.add_argument("--recovery", choices=["prr", "classic"], help="ns-3's fast recovery (default: the set's, PRR)")
     o = sub.add_parser("one")
     for f in dataclasses.fields(Config):
         if f.name != "name":
@@ -287,7 +301,7 @@ def main(argv=None):
         for cfg in SETS[a.set]:
             if a.only and cfg.name not in a.only:
                 continue
-            cfg = dataclasses.replace(cfg, seed=a.seed)
+            cfg = dataclasses.replace(cfg, seed=a.seed, recovery=a.recovery or cfg.recovery)
             rows.append(run(cfg))
             print(cfg.name, rows[-1]["drop_rate"], rows[-1]["avg_queue"], rows[-1]["utilization"],
                   rows[-1]["timeouts_per_packet"], rows[-1]["wall_s"], flush=True)
