@@ -483,7 +483,7 @@ def test_equilibrium_broadcasts_elementwise(points, model, limited):
 def test_p3_against_the_simulator_on_longer_and_faster_links():
     # Issue 16: the hidden packet-level checks use 100 and 200 ms links, 20 Mbit/s and other buffers;
     # nothing in P3 was fitted, so the simulator checks it there, standing in for ns-3 3.44 (NewReno with
-    # SACK and that release's PRR, recovery="prr-ns3.44", as the 10 ms reference ran; 200 s, seed 1).
+    # SACK and that release's PRR, recovery="prr-ns3.44"; the 10 ms references ran its classic recovery; 200 s, seed 1).
     # Measured on 3819adb (each round trip holds the serialization times), loss P3 / sim - 1 for 20, 50,
     # 100, 200 flows:
     #   100 ms, 10 Mbit/s, 500 packets:   +2 -12  -1 +14 %   queue  +2  +4  +7  -2 %

@@ -130,6 +130,18 @@ def test_prr_sends_one_packet_per_two_delivered_over_the_round_trip():
     assert sent == [0] * 13 + [1] * 8
 
 
+def test_classic_recovery_as_ns3_3_44_waits_for_the_pipe_to_fall_below_ssthresh():
+    # ns-3 3.44's TcpClassicRecovery with SACK: cwnd = ssthresh (9) at fast
+    # retransmit; TcpSocketBase sends while the pipe is below cwnd (the inflated
+    # window is only traced).  The duplicate ACKs are counted as with PRR: at the
+    # decision the pipe is 20 (18 and the retransmission, and the new packet the
+    # third duplicate ACK let out), so ACKs 4-14 let nothing out, ACKs 15-24 one
+    # each; the pipe ends at ssthresh.
+    sent, f, _ = _one_recovery("classic-ns3.44")
+    assert sent == [0] * 11 + [1] * 10
+    assert f.inflight[0] == 9 and f.cwnd[0] == 9
+
+
 def test_prr_as_ns3_3_44_counts_duplicate_acks_twice():
     # ns-3 3.44's TcpPrrRecovery adds a segment to a duplicate ACK's SACKed data
     # while prr_delivered < RecoverFS (fixed in ns-3 after 3.44): prr_delivered

@@ -208,15 +208,17 @@ def test_fpq_holds_five_packets_per_flow_and_its_loss_target(n_flows):
 # with SACK, RTO = max(1 s, SRTT + max(0.5 s, 4 RTTVAR)), delayed ACKs,
 # initial window 1, 64 KB window, RTT uniform on 8-12 ms, access links at
 # max(10 x bottleneck / N, 1 Mbit/s), starts over 10 s, statistics over
-# [20, 200] s; fast recovery as ns-3 3.44's PRR runs it (the references'
-# ns-3 release; see below).  sim.simulate runs the rows that share a shape as one batch.
+# [20, 200] s; fast recovery as ns-3 3.44's PRR runs it (see below).
+# sim.simulate runs the rows that share a shape as one batch.
 def _references_sender(ecn=False):
-    # Like with like: the references ran ns-3 3.44, whose PRR counts a
-    # duplicate ACK's packet twice for the first half of the round trip
-    # (recovery="prr-ns3.44"); the simulator's default is RFC 6937's PRR, as
-    # Linux and later ns-3 releases run it.  The 10 ms rows, the dynamics
-    # rows, the motion rows and the few-flow case are compared with the
-    # former; the default's errors are recorded beside them.
+    # ns-3 3.44's PRR, which counts a duplicate ACK's packet twice for the
+    # first half of the round trip (recovery="prr-ns3.44"), long taken for the
+    # references' recovery; they ran ns-3's classic one (measured: see the
+    # classic-recovery tests below), with which the simulator meets the same
+    # goals.  The simulator's default is RFC 6937's PRR, as Linux and later
+    # ns-3 releases run it.  The 10 ms rows, the dynamics rows, the motion
+    # rows and the few-flow case are compared with prr-ns3.44; the default's
+    # errors are recorded beside them.
     return sim.NewReno(sack=True, ecn=ecn, recovery="prr-ns3.44")
 
 
@@ -258,8 +260,8 @@ def ns3_runs():
 
 # Measured, simulator against ns-3, loss / queue error (%) and time-outs per
 # packet as a multiple of the reference's (in brackets where the reference's
-# exceeds 1e-3, the goal's rows), this file's batch (seed 1), with the
-# references' own fast recovery, ns-3 3.44's PRR (_references_sender), fast
+# exceeds 1e-3, the goal's rows), this file's batch (seed 1), with ns-3
+# 3.44's PRR (_references_sender; the references ran its classic recovery), fast
 # retransmit at the third duplicate ACK counted as they return
 # (NewReno.loss_detected; tests/test_sim_dupacks.py), receivers that ACK at
 # once every packet above a hole and the one that fills it (RFC 5681 4.2;
@@ -750,8 +752,9 @@ def test_red_dynamics_keep_the_link_as_busy_as_ns3(step_study, key):
     # per ACK where a flow's ACKs share a step (f81fa5f and 4e3ebb8, PRR once
     # per step, read 0.936 and +15.0 %; V1 0.993, +5.9 %).  An ns-3 3.44
     # replica of V2 as the reference describes it reads 3.98-4.04e-3 (seeds
-    # 1-4, 100 s), 15 % above the row itself: the row is a low draw, and V2's
-    # loss stays near the goal's edge.
+    # 1-4, 100 s), 15 % above the row itself; not a low draw, as was thought:
+    # the references ran ns-3's classic recovery, with which the replica reads
+    # 3.47e-3 and 3.43e-3 (seeds 1-2; see the classic-recovery tests below).
     # Loss within 20 % (the goal); the queue in the next test.
     runs, ref = step_study[key][0], DYNAMICS[key][1]
     assert _mean(runs, "utilization") == pytest.approx(ref["utilization"], abs=0.02)
@@ -771,6 +774,58 @@ def test_red_dynamics_queue_within_30_percent_of_ns3(step_study, key):
     # 0.952 and 0.954; the 50 ms steps' fluid queue fed ns-3's own arrivals
     # holds 2.3 of the 7.96).
     runs, ref = step_study[key][0], DYNAMICS[key][1]
+    assert _mean(runs, "queue") == pytest.approx(ref["avg_queue"], rel=0.3)
+
+
+# Which recovery the references ran: ns-3 3.44 with TcpClassicRecovery reproduces their loss
+# within -2.6 ... +0.7 % on eleven rows (seven 10 ms rows, seed 1; V1-V4, seeds 1-2), where
+# ns-3 3.44's PRR, its default, reads -1.1 ... +14.9 % (validation/ns3_recovery.csv; V2's
+# utilization 0.949 and 0.922 against the row's 0.950).  So the like-with-like sender is
+# recovery="classic-ns3.44"; the tests above keep "prr-ns3.44", with which every figure so
+# far was measured, and these hold the classic one to the same goals on the rows ns-3 3.44 ran
+# with both recoveries (the 10 ms batch again would take as long as ns3_runs, minutes).
+CLASSIC_ROWS = ["red-N20-maxth500-maxp0.02", "red-N100-maxth500-maxp0.02", "red-N300-maxth500-maxp0.02",
+                "droptail500-N40", "droptail500-N150", "red_gentle_10ms-N150", "red_ecn_10ms-N70"]
+
+
+def _classic(scenario, seed=None):
+    sender = dataclasses.replace(scenario.sender, recovery="classic-ns3.44")
+    return dataclasses.replace(scenario, sender=sender, seed=scenario.seed if seed is None else seed)
+
+
+@pytest.fixture(scope="module")
+def classic_runs():
+    tens = sim.simulate([_classic(ROWS[k][0]) for k in CLASSIC_ROWS])
+    seeds = range(1, 5)
+    dynamics = iter(sim.simulate([_classic(DYNAMICS[k][0], seed) for k in DYNAMICS for seed in seeds]))
+    return dict(zip(CLASSIC_ROWS, tens, strict=True)), {k: [next(dynamics) for _ in seeds] for k in DYNAMICS}
+
+
+@pytest.mark.parametrize("key", CLASSIC_ROWS)
+def test_classic_recovery_meets_the_goals_on_the_10ms_references(classic_runs, key):
+    # Issue 12's goals, as above.  Measured on 7ae3e1b + this recovery, seed 1, loss / queue:
+    # RED at 20, 100, 300 flows +0.1 / +0.0, -2.0 / -2.0, -13.1 / -0.3 %; drop-tail at 40 and 150
+    # flows -7.1 / -1.2, -10.8 / -1.5 %; gentle RED -11.2 / -6.3 %; ECN +7.8 / +8.6 %; time-outs
+    # x0.77-1.29.  On all 32 rows: loss -18.6 ... +10.5 % (drop-tail at 80 flows -18.6 %, RED at
+    # 200 flows -15.2 %: the heavy rows read lower than with prr-ns3.44, -4 ... +10 %), queue
+    # -6.9 ... +10.1 %, time-outs x0.73-1.00 where above 1e-3.
+    r, ref = classic_runs[0][key], ROWS[key][1]
+    if ref["drop_rate"] > 1e-3:
+        assert r.loss_rate == pytest.approx(ref["drop_rate"], rel=0.2)
+    assert r.queue == pytest.approx(ref["avg_queue"], rel=0.15)
+    if ref["timeouts_per_packet"] > 1e-3:
+        assert 0.5 <= r.timeouts_per_packet / ref["timeouts_per_packet"] <= 2.0
+
+
+@pytest.mark.parametrize("key", ["V1", "V2", "V3", "V4"])
+def test_classic_recovery_keeps_the_dynamics_rows_as_busy_as_ns3(classic_runs, key):
+    # Issue 12's goals (utilization within 0.02, loss within 20 %) and the queue within 30 %, as
+    # above.  Measured on 7ae3e1b + this recovery, seeds 1-4: utilization 0.9948, 0.9481, 0.9737,
+    # 0.9958 against 0.9918, 0.9498, 0.9577, 0.9923 (prr-ns3.44 0.9890, 0.9353, 0.9587, ...);
+    # loss +2.4, +7.8, +2.9, +0.9 % (prr-ns3.44 +9.4, +17.0, +9.5 %); queue -4.0, -19.6, -19.3, -1.4 %.
+    runs, ref = classic_runs[1][key], DYNAMICS[key][1]
+    assert _mean(runs, "utilization") == pytest.approx(ref["utilization"], abs=0.02)
+    assert _mean(runs, "loss_rate") == pytest.approx(ref["drop_rate"], rel=0.2)
     assert _mean(runs, "queue") == pytest.approx(ref["avg_queue"], rel=0.3)
 
 

@@ -656,9 +656,10 @@ class NewReno(Sender):
         spec = spec or scenarios[0].sender
         self.sack = spec.sack
         if self.sack and spec.recovery != "rfc6675":
-            self.prr, self.prr_everywhere = np.ones(flows.N, dtype=bool), True
-            # ns-3 3.44 counts a duplicate ACK's packet twice (SACKed and +1) until prr_delivered reaches RecoverFS.
-            self.prr_bonus = np.ones(flows.N) if spec.recovery == "prr-ns3.44" else None
+            if spec.recovery != "classic-ns3.44":  # (classic: the pipe below ssthresh, RFC 6675's rule)
+                self.prr, self.prr_everywhere = np.ones(flows.N, dtype=bool), True
+                # ns-3 3.44 counts a duplicate ACK's packet twice (SACKed and +1) until prr_delivered reaches RecoverFS.
+                self.prr_bonus = np.ones(flows.N) if spec.recovery == "prr-ns3.44" else None
             # Fast retransmit at the third duplicate ACK as they return (loss_detected);
             # recovery="rfc6675" keeps the engine before PRR bit for bit, deciding
             # when the lost packet's ACK was due (the seed papers' ns-2 runs use it).
