@@ -1,7 +1,10 @@
-"""Execute every notebook so none rots (design guide: notebooks run in CI), and keep the stored ones clean.
+"""Execute every notebook so none rots (design guide: notebooks run in CI), keep the stored ones clean, and
+build the documentation site from the executed copies.
 
-Each executed notebook is written to ``build/notebooks/``: the documentation site (``docs/conf.py``) renders
-those copies, so a full run executes every notebook once, not twice.
+Each executed notebook is written to ``build/notebooks/``: the site (``docs/conf.py``) renders those copies, so
+a full run executes every notebook once, not twice.  The site's build lives in this file, after the notebooks,
+because the suite runs in parallel one file per worker (``--dist loadfile``): in a file of its own it could
+start before, or while, another worker writes those copies.
 """
 
 import pathlib
@@ -12,6 +15,7 @@ import pytest
 from nbclient import NotebookClient
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 EXECUTED = ROOT / "build" / "notebooks"
 
@@ -54,3 +58,23 @@ def test_every_notebook_the_readme_names_exists():
     # Notebooks are renamed as themes regroup; a stale name in the README would send readers nowhere.
     named = set(re.findall(r"notebooks/([\w.-]+\.ipynb)", (ROOT / "README.md").read_text()))
     assert named <= {p.name for p in NOTEBOOKS}
+
+
+@pytest.mark.slow
+def test_site_builds_without_warnings(tmp_path):
+    # Sphinx + myst-nb (docs/), warnings as errors; a notebook without a current executed copy (when this test
+    # runs alone) is executed here, once, by the same function.
+    sphinx_cmd = pytest.importorskip("sphinx.cmd.build", reason="the docs extra is not installed")
+    for path in NOTEBOOKS:
+        copy = EXECUTED / path.name
+        if not copy.exists() or copy.stat().st_mtime < path.stat().st_mtime:
+            execute(path)
+    status = sphinx_cmd.build_main(["-W", "--keep-going", "-q", "-b", "html", str(DOCS), str(tmp_path)])
+    assert status == 0
+    for path in NOTEBOOKS:  # every notebook rendered with its figures
+        page = (tmp_path / "_notebooks" / path.name).with_suffix(".html").read_text()
+        assert "<img" in page, path.name
+    api = {p.stem for p in (tmp_path / "api").glob("tcpmodels*.html")}
+    assert {"tcpmodels.tcp", "tcpmodels.red", "tcpmodels.fpq", "tcpmodels.sim", "tcpmodels.data"} <= api
+    for page in ("getting-started", "glossary", "cli", "trust", "data"):
+        assert (tmp_path / f"{page}.html").exists()
