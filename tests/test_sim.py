@@ -1,7 +1,8 @@
 """Fast tests of tcpmodels.sim: input checks, invariants, determinism, batches, results.
 
 The cross-checks against Morris' formulas and the ns-3 reference are in
-test_sim_validation.py (marked slow).
+test_sim_validation.py, test_sim_reference_10ms.py and test_sim_reference_dynamics.py
+(marked slow).
 """
 
 import dataclasses

@@ -96,7 +96,7 @@ def test_a_weighted_spread_drops_exactly_the_overflow_each_as_alone():
 
 @pytest.mark.slow
 def test_drops_per_event_at_the_default_step_near_the_fine_step_limit():
-    # Issue 12's few-flow case (see test_sim_validation._few_flows), 8 seeds
+    # Issue 12's few-flow case (see ns3_references.few_flows), 8 seeds
     # x 200 s.  Measured (12 seeds): drops per congestion event per flow
     # 1.44 at the default step (25 ms), 1.45 at half, 1.60 at a 16th; with
     # the drops spread uniformly over a step's packets (3b8b062) 1.31, 1.36,

@@ -6,7 +6,7 @@ import pathlib
 
 import numpy as np
 import pytest
-from test_sim_validation import ROWS
+from ns3_references import ROWS
 
 from tcpmodels import TCPModelsWarning, sim
 from tcpmodels.sim.scenario import ACCESS_SHARE, SMALL_WINDOW

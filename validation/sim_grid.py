@@ -6,7 +6,7 @@ Run from the repository root (the package importable)::
     python validation/sim_grid.py --table prr-ns3.44     # the comparison as a markdown table
 
 Each configuration of the ns-3 CSV becomes a ``sim.Scenario`` with the
-conventions of ``tests/test_sim_validation.py``'s ``_ns3_scenario``: rtt,
+conventions of ``tests/ns3_references.py``'s ``ns3_scenario``: rtt,
 rtt_spread, packet_size, access_rate = max(10 C / N, 1 Mbit/s), start_spread
 10 s, the ns-3 run's duration and warm-up; queue ``sim.DropTail(buffer=limit)``
 or ``sim.RED(...)`` with the same thresholds, max_p, weight, gentle, ECN and
