@@ -9,3 +9,18 @@ def reference_rows():
     rows = data.table("ns3_red_10ms")
     keep = rows["wait"] == 0
     return {k: v[keep] for k, v in rows.items() if k != "sweep"}
+
+
+# The files that take longest, first.  With `-n auto --dist loadfile` (the README's test command) each worker
+# takes the next file in this order as it finishes one, so the long ones start at once and the run does not
+# wait on one of them begun last (measured with two workers, seconds of one worker's time: the notebooks and
+# the site about 830, the 10 ms reference batch about 560, the step halvings about 360, the replica grid about
+# 300, the dynamics and classic-recovery rows about 280, Morris' validation items about 250; 31.6 minutes in
+# collection order, where a file's time was mostly spent alone at the end).
+LONGEST_FIRST = ("test_notebooks.py", "test_sim_reference_10ms.py", "test_sim_step.py", "test_sim_replica_grid.py",
+                 "test_sim_reference_dynamics.py", "test_sim_validation.py")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's tests keep their order

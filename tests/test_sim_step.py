@@ -93,13 +93,14 @@ def test_halving_the_step_moves_small_window_droptail_loss_by_less_than_5_percen
 # fails it.
 FEW_LARGE = {
     5: range(101, 197),
-    10: range(25, 73),
+    10: range(1, 25),  # the expected failure's: +5.8 % on 234e048 (seeds 25-72's +6.9 % take twice as long)
 }
 
 
 @pytest.mark.parametrize("n_flows", [
     5,
-    pytest.param(10, marks=pytest.mark.xfail(strict=True, reason="halving moves 10 drop-tail flows' loss by +6.9 %")),
+    pytest.param(10, marks=pytest.mark.xfail(
+        strict=True, reason="halving moves 10 drop-tail flows' loss by +5.8 % (seeds 1-24; +6.9 % over 25-72)")),
 ])
 def test_halving_the_step_at_few_large_window_droptail_flows(n_flows):
     s = _droptail_row(n_flows, phase_effect=True)
