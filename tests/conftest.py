@@ -11,12 +11,13 @@ def reference_rows():
     return {k: v[keep] for k, v in rows.items() if k != "sweep"}
 
 
-# The files that take longest, first.  With `-n auto --dist loadfile` (the README's test command) each worker
-# takes the next file in this order as it finishes one, so the long ones start at once and the run does not
-# wait on one of them begun last (measured with two workers, seconds of one worker's time: the notebooks and
-# the site about 830, the 10 ms reference batch about 560, the step halvings about 360, the replica grid about
-# 300, the dynamics and classic-recovery rows about 280, Morris' validation items about 250; 31.6 minutes in
-# collection order, where a file's time was mostly spent alone at the end).
+# The files that take longest, first.  With `-n auto --dist loadfile --no-loadscope-reorder` (the README's
+# test command; without the last option pytest-xdist orders the files by their number of tests, which puts
+# the few-test, long-running ones last) each worker takes the next file in this order as it finishes one, so
+# the long ones start at once and the run does not wait on one of them begun last.  Measured with two
+# workers, seconds of one worker's time: the notebooks and the site about 830, the 10 ms reference batch
+# about 560, the step halvings about 360, the replica grid about 300, the dynamics and classic-recovery rows
+# about 280, Morris' validation items about 250; the suite took 35.2 minutes with pytest-xdist's order.
 LONGEST_FIRST = ("test_notebooks.py", "test_sim_reference_10ms.py", "test_sim_step.py", "test_sim_replica_grid.py",
                  "test_sim_reference_dynamics.py", "test_sim_validation.py")
 
