@@ -150,7 +150,7 @@ def overflow_weights(arrived, flows, owner, S, q, serve, limit, access, u):
     per = np.bincount(s, minlength=S)
     col = np.arange(m) - (per.cumsum() - per)[s]  # each flow's place in its scenario
     M = int(per.max())
-    length = np.clip(arrived / access, SHORTEST, 1.0)
+    length = np.minimum(np.maximum(arrived / access, SHORTEST), 1.0)
     start = u * (1.0 - length)
     # Events per row: the step's start, M train starts, M train ends (unused ones at the step's end).
     time = np.ones((S, 2 * M + 1))

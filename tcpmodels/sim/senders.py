@@ -168,7 +168,7 @@ class Sender:
             js, aa = j[several], a[several]
             sent = self._prr_sends(js, 1.0, 0.0, aa - 1.0)
             for i in range(1, int(np.ceil(aa.max()))):
-                data = np.clip(aa - i, 0.0, 1.0)  # (0 for flows whose ACKs are all taken)
+                data = np.minimum(np.maximum(aa - i, 0.0), 1.0)  # (0 for flows whose ACKs are all taken)
                 sent = sent + self._prr_sends(js, data, sent, np.maximum(aa - 1.0 - i, 0.0)) * (data > 0.0)
             sends[several] = sent
         # (np.minimum and np.maximum: np.clip's wrapper costs several times more on these small arrays)
@@ -271,17 +271,18 @@ class Sender:
             room[j] = base + self.limited[j] * chain  # RFC 3042 lets these exceed cwnd
         np.maximum(room, 0.0, out=room)
         f.inflight += room
-        f.backlog += room
         f.sent += room
         if self.paced:
+            f.backlog += room
             f.tokens += self.access_step
             np.minimum(f.tokens, self.token_cap, out=f.tokens)
             np.floor(f.tokens, out=arr)
             np.minimum(arr, f.backlog, out=arr)
             f.tokens -= arr
-        else:
-            arr[:] = f.backlog
-        f.backlog -= arr
+            f.backlog -= arr
+        else:  # everything goes at once
+            np.add(f.backlog, room, out=arr)
+            f.backlog[:] = 0.0
         # Retransmissions lead the access queue; only fast recovery needs to know
         # whether one was dropped (elsewhere a lost packet is just a new loss).
         self.retx = (f.retx_pending > 0).nonzero()[0] if self.tracks_retransmissions else ()
@@ -404,9 +405,11 @@ class Sender:
         """
         f = self.f
         at = np.where(gone, np.inf, f.hole_at[j])
+        # Each row's order as flat places (np.take_along_axis's wrapper costs more than the work).
         order = np.argsort(at, axis=1, kind="stable")
-        at = np.take_along_axis(at, order, axis=1)
-        f.hole_n[j] = np.where(np.isinf(at), 0.0, np.take_along_axis(f.hole_n[j], order, axis=1))
+        order += np.arange(0, at.size, at.shape[1])[:, None]
+        at = at.take(order)
+        f.hole_n[j] = np.where(np.isinf(at), 0.0, f.hole_n[j].take(order))
         f.hole_at[j] = at + later[:, None]
         f.holes[j] = f.hole_n[j].sum(axis=1)
 
@@ -429,8 +432,13 @@ class Sender:
         j = ((f.holes > 0) & (f.state == RECOVERY)).nonzero()[0]
         if not j.size:
             return
-        found = self._take_found(j, 0.0)
+        ready, found = self._found_lost(j)
         some = found > 0
+        # Only lists that change: those with holes found, and those out of stream order (see _shift_holes).
+        at = f.hole_at[j]
+        moved = some | (at[:, 1:] < at[:, :-1]).any(axis=1)
+        if moved.any():
+            self._shift_holes(j[moved], ready[moved], found[moved])
         j, found = j[some], found[some]
         f.backlog[j] += found
         f.sent[j] += found
@@ -747,7 +755,7 @@ class NewReno(Sender):
             f.t_partial[j] = np.inf
         super().fast_retransmit(j, lost, half, now)
         if self.prr is not None:
-            f.cwnd[j] = np.clip(f.inflight[j], 1.0, f.max_window[j])
+            f.cwnd[j] = np.minimum(np.maximum(f.inflight[j], 1.0), f.max_window[j])
 
     def recovery_ends(self, j, now):
         """Fast recovery ends; with PRR the window becomes ssthresh (ns-3's ExitRecovery).
