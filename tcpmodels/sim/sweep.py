@@ -26,7 +26,7 @@ import numpy as np
 
 from .engine import _shape_key, simulate
 from .result import SimResult
-from .scenario import Scenario
+from .scenario import Scenario, compute_seconds
 
 try:
     import fcntl
@@ -277,9 +277,9 @@ def _chunks(points, todo, slots, chunk_size):
     chunks = [part for m in groups.values()
               for part in _split(m, min(len(m), math.ceil(len(m) * points[m[0]].n_flows / CHUNK_FLOWS)))]
 
-    def work(chunk):  # flow-steps
+    def work(chunk):  # [s]
         s = points[chunk[0]]
-        return len(chunk) * s.n_flows * s.duration / s.step
+        return compute_seconds(s.duration / s.step, len(chunk) * s.n_flows)
 
     chunks.sort(key=work, reverse=True)
     while 0 < len(chunks) < slots and len(chunks[0]) > 1:
