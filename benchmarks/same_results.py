@@ -7,10 +7,10 @@ Usage::
 Runs one grid of scenarios in each checkout (a fresh process importing
 tcpmodels from it, as ``bench_ab.py`` does) and compares a SHA-256 digest of
 each run's results: every queue x every sender of the engine x {ECN, none} x
-{link loss, none} on 20 flows, the thesis' standard scenario alone and in a
-batch, the few fast flows' case alone and as a batch of seeds, finite
-transfers under FPQ, a mixed population with per-flow RTTs, a float32 batch
-(10 000 flows) and the seed papers' senders.  Prints the runs compared and
+{link loss, none} on 20 flows, the thesis' standard scenario alone, in a
+batch and at three flow counts, the few fast flows' case alone and as a batch
+of seeds, finite transfers under FPQ, a mixed population with per-flow RTTs,
+a float32 batch (10 000 flows) and the seed papers' senders.  Prints the runs compared and
 those that differ; exits with 1 if any does (2 if the grid cannot run in a
 checkout, say one older than an API it uses).  (About 20 s a checkout.)
 """
@@ -73,6 +73,10 @@ def standard(**kw):
 out["standard 60 s"] = digest(sim.simulate(standard(duration=60.0)))
 for k, r in enumerate(sim.simulate([standard(duration=25.0, seed=k) for k in range(6)])):
     out[f"standard batch {k}"] = digest(r)
+# A sweep over flow counts: one batch where counts may differ (engine.batches), separate ones before.
+for k, r in enumerate(sim.simulate([dataclasses.replace(standard(duration=40.0), n_flows=n, seed=n)
+                                    for n in (50, 200, 1000)])):
+    out[f"standard at 50, 200 and 1000 flows: run {k}"] = digest(r)
 few = sim.Scenario(n_flows=20, bandwidth=20e6, rtt=0.2, rtt_spread=0.1, packet_size=576, access_rate=1e7,
                    queue=sim.DropTail(buffer=434), sender=sim.NewReno(sack=True), duration=60.0, warmup=20.0)
 out["few fast flows"] = digest(sim.simulate(few))

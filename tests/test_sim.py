@@ -506,3 +506,22 @@ def test_a_scenario_is_the_same_alone_and_in_any_mixed_batch(precision, monkeypa
     batch = sim.simulate(runs)
     assert all(_identical(r, sim.simulate(s)) for r, s in zip(batch, runs, strict=True))
     assert all(_identical(r, s) for r, s in zip(batch, sim.simulate(runs[::-1])[::-1], strict=True))
+
+
+@pytest.mark.filterwarnings("ignore:time_step.*packet spacing:tcpmodels.TCPModelsWarning")
+@pytest.mark.parametrize("queue", QUEUES, ids=lambda q: type(q).__name__ + ("-gentle" * getattr(q, "gentle", False)))
+def test_scenarios_of_different_flow_counts_share_a_batch_and_keep_their_lone_results(queue):
+    # The engine pads the smaller scenarios with flows that never start (flows.py): one batch
+    # for a sweep over flow counts, each result its scenario's alone, bit for bit (per-flow
+    # RTTs, link loss and their absence included).
+    runs = [scenario(n_flows=n, rtt=rtt, queue=queue, sender=sim.NewReno(sack=True), link_loss=loss, seed=n,
+                     time_step=0.01)
+            for n, rtt, loss in ((3, [0.03, 0.05, 0.08], 0.0), (8, 0.04, 0.01), (13, 0.06, 0.0))]
+    assert len({s.batch_key() for s in runs}) == 1
+    batch = sim.simulate(runs)
+    assert [r.goodput.size for r in batch] == [3, 8, 13]
+    assert all(_identical(r, sim.simulate(s)) for r, s in zip(batch, runs, strict=True))
+    # Flows laid out in groups of senders, or traced, batch only with their own count.
+    grouped = [scenario(n_flows=n, senders=[(1, sim.Tahoe()), (n - 1, sim.Reno())]) for n in (3, 8)]
+    traced = [scenario(n_flows=n, trace=True) for n in (3, 8)]
+    assert all(a.batch_key() != b.batch_key() for a, b in (grouped, traced))

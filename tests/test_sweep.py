@@ -71,12 +71,12 @@ def test_default_pool_runs_a_chunk_as_simulate_batches_it():
 def test_chunks_hold_one_shape_and_share_the_work():
     def sizes(points, slots, chunk_size=None):
         chunks = sweep_module._chunks(points, range(len(points)), slots, chunk_size)
-        assert all(len({points[i].n_flows for i in c}) == 1 for c in chunks)  # one shape each
+        assert all(len({points[i].batch_key() for i in c}) == 1 for c in chunks)  # one shape each
         assert sorted(i for c in chunks for i in c) == list(range(len(points)))
         return [len(c) for c in chunks]
 
     small = [dataclasses.replace(BASE, n_flows=20, seed=i) for i in range(64)]
-    other = [dataclasses.replace(BASE, n_flows=21, seed=i) for i in range(3)]
+    other = [dataclasses.replace(BASE, n_flows=21, seed=i, sender=sim.Reno()) for i in range(3)]
     # Two shapes for two workers: a chunk each, the largest first.
     assert sizes(small + other, 2) == [64, 3]
     # One shape: halved until every worker has a chunk.
@@ -88,6 +88,11 @@ def test_chunks_hold_one_shape_and_share_the_work():
     huge = [dataclasses.replace(BASE, n_flows=40_000, seed=i) for i in range(3)]
     assert sizes(huge, 8) == [1, 1, 1]
     assert sizes(small + other, 2, chunk_size=10) == [10] * 6 + [4, 3]
+    # Flow counts may differ within a shape while padding the smaller costs less than a step's
+    # fixed cost (engine.batches): 20 and 21 flows share a chunk, 20 and 4000 do not.
+    near = [dataclasses.replace(BASE, n_flows=21, seed=i) for i in range(3)]
+    assert sizes(small + near, 1) == [67]
+    assert sizes(small[:3] + big[:3], 1) == [3, 3]
 
 
 def test_identical_points_run_once():

@@ -73,11 +73,14 @@ class Draws:
     seeds : sequence of int or None
         Each scenario's seed (None: fresh entropy).
     n : int
-        Flows per scenario [-].
+        Flows per scenario in the batch's flat layout [-].
+    counts : sequence of int, optional
+        Each scenario's own flows, the first of its n (default: all n).
     """
 
-    def __init__(self, seeds, n):
+    def __init__(self, seeds, n, counts=None):
         self.S, self.n = len(seeds), n
+        self.counts = [n] * self.S if counts is None else list(counts)
         self._entropy = [np.random.SeedSequence(s).entropy for s in seeds]
         self.keys = np.array([np.random.SeedSequence(e, spawn_key=(99,)).generate_state(1, np.uint64)[0]
                               for e in self._entropy], dtype=np.uint64)
@@ -176,9 +179,12 @@ class Draws:
         """One uniform on [0, 1) per flow of the batch (n from each scenario's Generator of ``site``).
 
         Drawn at once, not through ``random``'s buffer (a site drawn once or
-        twice a run would keep a buffer for nothing); the same numbers.
+        twice a run would keep a buffer for nothing); the same numbers.  A
+        scenario with fewer flows than the layout draws its own count (as
+        alone); its padding gets 0.5.
         """
-        return np.concatenate([g.random(self.n) for g in self.generators(site)])
+        return np.concatenate([np.pad(g.random(c), (0, self.n - c), constant_values=0.5)
+                               for g, c in zip(self.generators(site), self.counts, strict=True)])
 
     def binomial(self, site, trials, p):
         """Binomial(trials, p) per flow (``trials`` flat, S n), from each scenario's Generator of ``site``."""
@@ -186,7 +192,7 @@ class Draws:
         p = np.broadcast_to(p, trials.shape)
         if self.S == 1:
             return gens[0].binomial(trials, p).astype(float)
-        out = np.empty(trials.size)
-        for s, g in enumerate(gens):
-            out[s * n:(s + 1) * n] = g.binomial(trials[s * n:(s + 1) * n], p[s * n:(s + 1) * n])
+        out = np.zeros(trials.size)
+        for s, (g, c) in enumerate(zip(gens, self.counts, strict=True)):  # (a scenario's own flows: as alone)
+            out[s * n:s * n + c] = g.binomial(trials[s * n:s * n + c], p[s * n:s * n + c])
         return out

@@ -64,10 +64,10 @@ import numpy as np
 from . import draws as site
 from .ackring import DELAYED_ACK_TIMEOUT, AckRing
 from .draws import Draws
-from .flows import IDLE, PENDING, RECOVERY, STALLED, Flows, state_dtype
+from .flows import IDLE, PENDING, RECOVERY, STALLED, Flows, batch_width, lay_out, state_dtype
 from .meter import Meter
 from .queues import Step, make_queue
-from .scenario import Scenario
+from .scenario import FLOW_STEPS_PER_S, STEP_SECONDS, Scenario
 from .senders import each_flow, make_sender
 from .workloads import make_workload
 
@@ -83,8 +83,10 @@ def simulate(scenario, seeds=None, *, check=False):
     ----------
     scenario : Scenario or sequence of Scenario
         What to simulate.  A sequence is run as one array computation when its
-        members share a shape (flow count, duration, warm-up, step, queue and
-        sender kinds, trace settings); otherwise in groups that do.
+        members share a shape (duration, warm-up, step, queue and sender kinds,
+        trace settings; flow counts may differ unless the flows are in sender
+        or workload groups, or traced: see ``Scenario.batch_key``); otherwise
+        in groups that do.
     seeds : sequence of int, optional
         Run the single `scenario` once per seed (as one batch).  Each
         scenario draws from its own streams: its result depends on it and its
@@ -135,31 +137,48 @@ def _with_seed(scenario, seed):
 
 
 def _run_all(scenarios, check):
-    groups = {}
-    for i, s in enumerate(scenarios):
-        groups.setdefault(s.batch_key(), []).append(i)
     out = [None] * len(scenarios)
-    for members in groups.values():
+    for members in batches(scenarios, range(len(scenarios))):
         for i, r in zip(members, _Engine([scenarios[i] for i in members], check).run(), strict=True):
             out[i] = r
     return out
 
 
-# What makes scenarios batchable (sweep.py groups its chunks by it).
-_shape_key = Scenario.batch_key
+def batches(scenarios, todo):
+    """The places ``todo`` in ``scenarios`` as lists that run as one batch each.
+
+    One shape (``Scenario.batch_key``) per batch, and flow counts close
+    enough: a scenario is padded to its batch's widest (flows.py) only where
+    the padding costs no more than a step's fixed cost (``compute_seconds``),
+    otherwise it starts a batch of its own width.
+    """
+    groups = {}
+    for i in todo:
+        groups.setdefault(scenarios[i].batch_key(), []).append(i)
+    out = []
+    for members in groups.values():
+        widest = None
+        for i in sorted(members, key=lambda i: -scenarios[i].n_flows):
+            n = scenarios[i].n_flows
+            if widest is None or (widest - n) / FLOW_STEPS_PER_S > STEP_SECONDS:
+                widest = n
+                out.append([])
+            out[-1].append(i)
+    return out
 
 
 class _Engine:
-    """A batch of S same-shape scenarios with n flows each (flat, S*n), and its step loop."""
+    """A batch of S same-shape scenarios laid out n flows each (flat, S*n; see flows.py), and its step loop."""
 
     def __init__(self, scenarios, check):
         self.check = check
         first = scenarios[0]
-        S, n = len(scenarios), first.n_flows
+        S, n = len(scenarios), batch_width(scenarios)
         self.S, self.n = S, n
         self.dt = dt = first.step
         # Each scenario draws from its own streams: its result does not depend on its batch.
-        self.draws = draws = Draws([s.seed for s in scenarios], n)
+        counts = [s.n_flows for s in scenarios]
+        self.draws = draws = Draws([s.seed for s in scenarios], n, counts)
 
         col = lambda values: np.repeat(np.asarray(values, dtype=float), n)  # noqa: E731  per-flow copy
         self.capacity = np.array([s.capacity for s in scenarios])
@@ -172,12 +191,13 @@ class _Engine:
         prop = propagation + col([s.serialization for s in scenarios])
         self.workload = make_workload(scenarios, col([s.start_spread for s in scenarios]))
         start = self.workload.start_times(draws.per_flow(site.START))
+        start[np.arange(S * n) % n >= col(counts)] = np.inf  # (a layout's padding never starts)
         self.prop_steps = prop / dt
         self.link_loss = col([s.link_loss for s in scenarios])
         self.lossy = bool((self.link_loss > 0).any())
-        max_window = np.concatenate([s.per_flow(s.window_cap) for s in scenarios])
+        max_window = lay_out([s.per_flow(s.window_cap) for s in scenarios], n)
         real = state_dtype(S * n, max_window.max(), first.duration, prop.min())
-        self.flows = Flows(n, prop, self.capacity, max_window, start, real, propagation)
+        self.flows = Flows(n, prop, self.capacity, max_window, start, real, propagation, counts)
         held = max(getattr(p, "max_delay", 0.0) for s in scenarios for _, p in s.groups)  # (delay control)
         worst_delay = (prop.max() + (self.limit / self.capacity).max() + held + dt) / dt
         delayed = each_flow(scenarios, lambda p: p.delayed_ack) > 0  # per group
@@ -261,16 +281,16 @@ class _Engine:
     def _propagation(self, scenarios, u):
         """Each flow's propagation RTT [s]: as given, or uniform about the mean (rtt_spread), from uniforms ``u``."""
         explicit = [s.flow_rtts for s in scenarios]
-        if all(x is not None for x in explicit):
-            return np.concatenate(explicit)
         n = self.n
+        if all(x is not None for x in explicit):
+            return lay_out(explicit, n)
         col = lambda values: np.repeat(np.asarray(values, dtype=float), n)  # noqa: E731  per-flow copy
         prop = col([s.mean_rtt for s in scenarios]) * (
             1 + col([0.0 if x is not None else s.rtt_spread for s, x in zip(scenarios, explicit, strict=True)])
             * (u - 0.5))
         for i, x in enumerate(explicit):
             if x is not None:
-                prop[i * n:(i + 1) * n] = x
+                prop[i * n:i * n + x.size] = x
         return prop
 
     def _timers(self, nearest, now, measuring):

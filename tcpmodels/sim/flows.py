@@ -1,13 +1,16 @@
 """Per-flow state of a batch: the arrays every part of the engine reads and writes.
 
-A batch of S scenarios with n flows each keeps its flows flat (S * n, the
-flows of scenario s at ``s * n .. s * n + n - 1``), so that each step updates
-all flows of all scenarios with one numpy call per quantity.
+A batch of S scenarios keeps its flows flat, n per scenario (S * n, the flows
+of scenario s at ``s * n .. s * n + n - 1``), so that each step updates all
+flows of all scenarios with one numpy call per quantity.  n is the most flows
+any member has (``batch_width``); a member with fewer is padded with flows that
+never start, so scenarios that differ only in their flow counts share a batch.
 """
 
 import numpy as np
 
-__all__ = ["Flows", "state_dtype", "FLOAT32_FLOWS", "OPEN", "PENDING", "RECOVERY", "STALLED", "IDLE"]
+__all__ = ["Flows", "state_dtype", "batch_width", "lay_out", "FLOAT32_FLOWS", "OPEN", "PENDING", "RECOVERY",
+           "STALLED", "IDLE"]
 
 # The flow's place in its loss cycle: sending; a loss waits for its duplicate
 # ACKs; fast recovery; waiting for the retransmission timer; not started.
@@ -15,6 +18,45 @@ OPEN, PENDING, RECOVERY, STALLED, IDLE = 0, 1, 2, 3, 4
 
 # Per-flow state in float32 from this many flows in a batch (see state_dtype).
 FLOAT32_FLOWS = 10_000
+
+
+def batch_width(scenarios):
+    """Flows per scenario in a batch's flat layout: the most any member has.
+
+    Parameters
+    ----------
+    scenarios : sequence of Scenario
+        The batch.
+
+    Returns
+    -------
+    int
+        The largest ``n_flows`` among them.
+    """
+    return max(s.n_flows for s in scenarios)
+
+
+def lay_out(per_scenario, width):
+    """Each scenario's per-flow values flat, each padded to ``width`` with its last value.
+
+    The padding flows never start; a value like their scenario's keeps them
+    harmless where a batch-wide reduction (a maximum window, a shortest RTT)
+    reads them.
+
+    Parameters
+    ----------
+    per_scenario : sequence of array_like
+        One array of per-flow values per scenario, each at most ``width`` long.
+    width : int
+        Flows per scenario in the layout (``batch_width``).
+
+    Returns
+    -------
+    ndarray of float
+        ``len(per_scenario) * width`` values.
+    """
+    return np.concatenate([np.pad(np.asarray(v, dtype=float), (0, width - len(v)), mode="edge")
+                           for v in per_scenario])
 
 
 def state_dtype(flows, max_window, duration, min_rtt):
@@ -74,11 +116,14 @@ class Flows:
         dtype of the packet counts and windows (see ``state_dtype``).
     propagation : ndarray
         Propagation RTT of each flow, as drawn (what the results report) [s].
+    counts : sequence of int, optional
+        Each scenario's own flows, the first of its n (default: all n; the rest never start).
     """
 
-    def __init__(self, n, prop, capacity, max_window, start, real, propagation):
+    def __init__(self, n, prop, capacity, max_window, start, real, propagation, counts=None):
         S, N = capacity.size, prop.size
         self.S, self.n, self.N, self.real = S, n, N, real
+        self.counts = [n] * S if counts is None else list(counts)
         self.scen = np.arange(N) // n  # each flow's scenario
         self.edges = np.arange(S + 1) * n  # the scenarios' first flows
         self.prop, self.capacity, self.max_window = prop, capacity, max_window

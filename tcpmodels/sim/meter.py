@@ -35,12 +35,13 @@ class Meter:
     def __init__(self, scenarios, serve, dt, steps, measure_from, check, queue):
         S, first = len(scenarios), scenarios[0]
         self.queue = queue  # what it reports is traced
-        self.groups = first.groups
-        self.S, self.n, self.dt, self.serve = S, first.n_flows, dt, serve
+        self.groups = [s.groups for s in scenarios]
+        self.counts = [s.n_flows for s in scenarios]  # each scenario's own, the first of its n
+        self.S, self.n, self.dt, self.serve = S, max(self.counts), dt, serve
         self.steps, self.measure_from, self.check = steps, measure_from, check
         self.acc = dict(arr=np.zeros(S), drop=np.zeros(S), served=np.zeros(S), qsum=np.zeros(S),
                         stall=np.zeros(S), rto=np.zeros(S))
-        self.wsum = np.zeros(S * first.n_flows)  # per flow, float64
+        self.wsum = np.zeros(S * self.n)  # per flow, float64
         self.wblock, self.nblock = None, 0  # the current block of steps (see WINDOW_BLOCK)
         self.fired = []  # the flows whose retransmission timers fired, step by step
         self.tot = dict(arr=np.zeros(S), drop=np.zeros(S), served=np.zeros(S))
@@ -119,9 +120,10 @@ class Meter:
         window = self.wsum.reshape(S, n) / steps
         sent = (flows.sent - self.sent_start).reshape(S, n)
         events = self._events()
+        rtt = flows.propagation.reshape(S, n)
         results = []
-        for s in range(S):
-            g = good[s]
+        for s, c in enumerate(self.counts):  # (a scenario's own flows: the first c of its n)
+            g = good[s, :c]
             a = acc["arr"][s]
             mine = CongestionEvents(**{name: column[s] for name, column in events.items()})
             results.append(SimResult(
@@ -130,28 +132,28 @@ class Meter:
                 queue=float(acc["qsum"][s] / steps),
                 utilization=float(acc["served"][s] / (self.serve[s] * steps)),
                 timeouts_per_packet=float(acc["rto"][s] / a) if a > 0 else 0.0,
-                timeout_fraction=float(acc["stall"][s] / (steps * n)),
-                window=float(window[s].sum() / n),
+                timeout_fraction=float(acc["stall"][s] / (steps * c)),
+                window=float(window[s, :c].sum() / c),
                 goodput=g.copy(),
                 jain_index=metrics.jain_index(g),
-                rtt=flows.propagation.reshape(S, n)[s].copy(),
+                rtt=rtt[s, :c].copy(),
                 time_step=dt,
                 packets=float(a),
-                flow_drops=drops[s].copy(),
-                flow_timeouts=timeouts[s].copy(),
-                flow_window=window[s].copy(),
-                flow_packets=sent[s].copy(),
-                groups=self._groups(g, drops[s], timeouts[s], window[s], sent[s]),
+                flow_drops=drops[s, :c].copy(),
+                flow_timeouts=timeouts[s, :c].copy(),
+                flow_window=window[s, :c].copy(),
+                flow_packets=sent[s, :c].copy(),
+                groups=self._groups(self.groups[s], g, drops[s], timeouts[s], window[s], sent[s]),
                 congestion_events=mine,
                 trace=self._trace_of(s),
                 transfers=workload.table(s, n),
             ))
         return results
 
-    def _groups(self, goodput, drops, timeouts, window, sent):
-        """One GroupResult per sender group of a scenario, from its per-flow results."""
+    def _groups(self, groups, goodput, drops, timeouts, window, sent):
+        """One GroupResult per sender group (``Scenario.groups``) of a scenario, from its per-flow results."""
         out, start = [], 0
-        for count, spec in self.groups:
+        for count, spec in groups:
             at = slice(start, start + count)
             packets = sent[at].sum()
             out.append(GroupResult(

@@ -20,6 +20,7 @@ from .. import fpq, red, units
 from . import draws as site
 from . import scenario as spec
 from .drops import FLOOR, fifo_drops, overflow_weights, spread
+from .flows import batch_width, lay_out
 
 __all__ = ["make_queue", "Step"]
 
@@ -128,7 +129,7 @@ class _DropTail(_FIFO):
     def __init__(self, scenarios, draws, ecn):
         super().__init__(scenarios, draws, ecn)
         self.scenarios = scenarios
-        n = scenarios[0].n_flows
+        n = batch_width(scenarios)
         # Without an access link nothing sets how a flow's packets of a step
         # reach the queue (as their ACKs came, spread as those were): there
         # every train counts as filling the step, the uniform spread (a
@@ -140,12 +141,12 @@ class _DropTail(_FIFO):
         # A burst's packets: the access link's serialization time apart, in bottleneck service times.
         self.spacing = np.repeat([s.capacity / r if math.isfinite(s.flow_access_rate) else 0.0
                                   for r, s in zip(rate, scenarios, strict=True)], n)
-        self.burst = np.concatenate([s.per_flow(lambda p: 2.0 if p.delayed_ack else 1.0) for s in scenarios])
+        self.burst = lay_out([s.per_flow(lambda p: 2.0 if p.delayed_ack else 1.0) for s in scenarios], n)
 
     def round_trips(self, prop):
         if not self.phase_effect:
             return
-        n, dt = self.scenarios[0].n_flows, self.scenarios[0].step
+        n, dt = batch_width(self.scenarios), self.scenarios[0].step
         capacity = np.repeat([s.capacity for s in self.scenarios], n)
         # Each flow's ACK clock brings its packets a fixed time after a departure:
         # its unloaded round trip ``prop`` (propagation and serialization), plus
@@ -240,7 +241,7 @@ class _SharedQueue:
     """A discipline that removes queued packets: it follows each flow's share of the queue."""
 
     def _shares(self, scenarios):
-        self.queued = np.zeros(len(scenarios) * scenarios[0].n_flows)
+        self.queued = np.zeros(len(scenarios) * batch_width(scenarios))
 
     def served(self, arr, load, q):
         # FIFO service taken as proportional.

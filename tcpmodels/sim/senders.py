@@ -16,7 +16,7 @@ import numpy as np
 from .. import units
 from . import draws as site
 from . import scenario as spec
-from .flows import IDLE, OPEN, PENDING, RECOVERY, STALLED
+from .flows import IDLE, OPEN, PENDING, RECOVERY, STALLED, batch_width, lay_out
 
 __all__ = ["Sender", "Tahoe", "Reno", "NewReno", "make_sender"]
 
@@ -86,7 +86,8 @@ class Sender:
         self.srtt_q = np.zeros(flows.S)  # smoothed queueing delay [s] (RTT minus propagation)
         self.rttvar_q = np.zeros(flows.S)
         # Steps between RTT samples, each scenario's own (its result must not depend on its batch).
-        rtt_steps = np.rint(flows.prop.reshape(flows.S, flows.n).mean(axis=1) / dt)
+        rtt_steps = np.rint(np.array([p[:c].mean() for p, c in zip(flows.prop.reshape(flows.S, flows.n),
+                                                                     flows.counts, strict=True)]) / dt)
         self.rtt_steps = np.maximum(rtt_steps, 1.0).astype(np.int64)
         self._every = int(self.rtt_steps[0]) if (self.rtt_steps == self.rtt_steps[0]).all() else None
         N = flows.N
@@ -925,7 +926,7 @@ class Mixed(Sender):
 
 def each_flow(scenarios, value):
     """``value(sender spec)`` for every flow of a batch of ``scenarios``, one float array (``Scenario.per_flow``)."""
-    return np.concatenate([s.per_flow(value) for s in scenarios])
+    return lay_out([s.per_flow(value) for s in scenarios], batch_width(scenarios))
 
 
 def _per_flow(arrays, part_of):

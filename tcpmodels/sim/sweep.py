@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from .engine import _shape_key, simulate
+from .engine import batches, simulate
 from .result import SimResult
 from .scenario import Scenario, compute_seconds
 
@@ -262,24 +262,25 @@ def _key(params):
 def _chunks(points, todo, slots, chunk_size):
     """Lists of indices into `points`, each of one shape (one batch), largest first.
 
-    Each shape makes one chunk, split into equal parts of at most CHUNK_FLOWS
-    flows; then, while there are fewer chunks than `slots` (the executor's
+    Each batch (``engine.batches``) makes one chunk, split into equal parts of at most
+    CHUNK_FLOWS flows; then, while there are fewer chunks than `slots` (the executor's
     workers), the largest is halved.  Two workers on one chunk of 64 would
     leave one idle; on four chunks of 16 they would each pay the per-step
     overhead twice (one process runs 64 100-flow scenarios in one batch 1.8x
     cheaper than in four).
     """
-    groups = {}
-    for i in todo:
-        groups.setdefault(_shape_key(points[i]), []).append(i)
+    groups = batches(points, todo)
     if chunk_size:
-        return [m[j:j + chunk_size] for m in groups.values() for j in range(0, len(m), chunk_size)]
-    chunks = [part for m in groups.values()
-              for part in _split(m, min(len(m), math.ceil(len(m) * points[m[0]].n_flows / CHUNK_FLOWS)))]
+        return [m[j:j + chunk_size] for m in groups for j in range(0, len(m), chunk_size)]
+
+    def flows(chunk):  # in the batch's layout: each scenario padded to the most flows of any (flows.py)
+        return len(chunk) * max(points[i].n_flows for i in chunk)
+
+    chunks = [part for m in groups for part in _split(m, min(len(m), math.ceil(flows(m) / CHUNK_FLOWS)))]
 
     def work(chunk):  # [s]
         s = points[chunk[0]]
-        return compute_seconds(s.duration / s.step, len(chunk) * s.n_flows)
+        return compute_seconds(s.duration / s.step, flows(chunk))
 
     chunks.sort(key=work, reverse=True)
     while 0 < len(chunks) < slots and len(chunks[0]) > 1:

@@ -4,7 +4,7 @@ import numpy as np
 
 from . import draws as site
 from . import scenario as spec
-from .flows import STALLED
+from .flows import STALLED, batch_width, lay_out
 from .result import Transfers as TransferTable
 
 __all__ = ["LongLived", "Transfers", "make_workload"]
@@ -67,8 +67,9 @@ class Transfers(LongLived):
 
     def __init__(self, scenarios, start_spread):
         super().__init__(start_spread)
-        per_flow = lambda value: np.concatenate([  # noqa: E731  one entry per flow
-            np.repeat([value(w) for _, w in s.workloads], [c for c, _ in s.workloads]) for s in scenarios])
+        per_flow = lambda value: lay_out([  # noqa: E731  one entry per flow
+            np.repeat([value(w) for _, w in s.workloads], [c for c, _ in s.workloads]) for s in scenarios],
+            batch_width(scenarios))
         self.finite_flow = per_flow(lambda w: isinstance(w, spec.FiniteTransfers)).astype(bool)
         self.mean = per_flow(lambda w: getattr(w, "size", np.inf)).astype(float)
         self.exponential = per_flow(lambda w: getattr(w, "distribution", "") == "exponential").astype(bool)
