@@ -476,7 +476,10 @@ def test_sweep_command_missing_file_and_foreign_out(tmp_path, capsys):
 # Eight scenarios of ~0.4 s each, all of different shapes (flow counts), so each is a chunk of its
 # own and its result does not depend on what else ran: an interrupted and resumed sweep must give
 # exactly the rows of one uninterrupted run, each once.
-SLOW_GRID = GRID.replace("n_flows = [5, 6]", "n_flows = [10, 11, 12, 13, 14, 15, 16, 17]").replace(
+# Eight shapes, so eight chunks that finish one after another (RTTs set the step; flow counts
+# alone would share a batch).
+RTTS = [0.040, 0.045, 0.050, 0.055, 0.060, 0.065, 0.070, 0.075]
+SLOW_GRID = GRID.replace("n_flows = [5, 6]", f"rtt = {RTTS}").replace("n_flows = 5", "n_flows = 13").replace(
     '"queue.max_p" = [0.02, 0.5]', "").replace("seeds = [1, 2]", "").replace('duration = "8s"', 'duration = "100s"')
 
 
@@ -498,11 +501,11 @@ def assert_whole_and_right(grid, out):
     header, rows = read_csv(out.read_text())
     assert out.read_text().endswith("\n") and all(len(row) == len(header) for row in rows)
     assert len(rows) == 8 and len({row[0] for row in rows}) == 8
-    by_flows = {int(row[header.index("n_flows")]): row for row in rows}
+    by_rtt = {float(row[header.index("rtt")]): row for row in rows}
     for scenario in sweep_cli.load_grid(grid)[0]:
         result = sim.simulate(scenario)
         for name in RESULTS:
-            assert float(by_flows[scenario.n_flows][header.index(name)]) == getattr(result, name), name
+            assert float(by_rtt[scenario.rtt][header.index(name)]) == getattr(result, name), name
 
 
 def pool_worker(pid):
