@@ -73,7 +73,7 @@ def test_a_short_rtt_warns_or_refuses_by_the_time_it_needs():
     # 100 us: 45 us steps, 1.1e7 of them in 500 s: about half an hour for 10 flows.
     with pytest.warns(TCPModelsWarning, match="slow: 1.11e\\+07 steps"):
         sim.Scenario(**{**BASE, "rtt": 1e-4})
-    # 1 us: 1.1e9 steps, two days even for 10 flows (a warning said 20 minutes: it counted flows, not steps).
+    # 1 us: 1.1e9 steps, two days even for 10 flows (a warning said 20 minutes: it counted flow-steps alone).
     with pytest.raises(ValueError, match="too long.*1.11e\\+09 steps"):
         sim.Scenario(**{**BASE, "rtt": 1e-6})
 

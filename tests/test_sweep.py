@@ -1,6 +1,7 @@
 """sim.sweep: batching by shape, the tidy table, executors, and the results file that survives faults."""
 
 import concurrent.futures
+import concurrent.futures.process  # (BrokenProcessPool: a submodule the package does not import by itself)
 import dataclasses
 import errno
 import importlib

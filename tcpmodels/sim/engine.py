@@ -67,7 +67,7 @@ from .draws import Draws
 from .flows import IDLE, PENDING, RECOVERY, STALLED, Flows, batch_width, lay_out, state_dtype
 from .meter import Meter
 from .queues import Step, make_queue
-from .scenario import FLOW_STEPS_PER_S, STEP_SECONDS, Scenario
+from .scenario import FLOW_STEPS_PER_S, Scenario, compute_seconds
 from .senders import each_flow, make_sender
 from .workloads import make_workload
 
@@ -149,8 +149,9 @@ def batches(scenarios, todo):
 
     One shape (``Scenario.batch_key``) per batch, and flow counts close
     enough: a scenario is padded to its batch's widest (flows.py) only where
-    the padding costs no more than a step's fixed cost (``compute_seconds``),
-    otherwise it starts a batch of its own width.
+    its place in that layout costs no more per step than a batch of its own
+    (``compute_seconds``: a padding of up to 1500 flows); otherwise it starts
+    a batch of its own width.
     """
     groups = {}
     for i in todo:
@@ -160,7 +161,7 @@ def batches(scenarios, todo):
         widest = None
         for i in sorted(members, key=lambda i: -scenarios[i].n_flows):
             n = scenarios[i].n_flows
-            if widest is None or (widest - n) / FLOW_STEPS_PER_S > STEP_SECONDS:
+            if widest is None or widest / FLOW_STEPS_PER_S > compute_seconds(1, n):
                 widest = n
                 out.append([])
             out[-1].append(i)

@@ -3,6 +3,7 @@
 import numpy as np
 
 from .. import metrics
+from .flows import batch_width
 from .result import CongestionEvents, GroupResult, SimResult
 
 __all__ = ["Meter"]
@@ -37,7 +38,7 @@ class Meter:
         self.queue = queue  # what it reports is traced
         self.groups = [s.groups for s in scenarios]
         self.counts = [s.n_flows for s in scenarios]  # each scenario's own, the first of its n
-        self.S, self.n, self.dt, self.serve = S, max(self.counts), dt, serve
+        self.S, self.n, self.dt, self.serve = S, batch_width(scenarios), dt, serve
         self.steps, self.measure_from, self.check = steps, measure_from, check
         self.acc = dict(arr=np.zeros(S), drop=np.zeros(S), served=np.zeros(S), qsum=np.zeros(S),
                         stall=np.zeros(S), rto=np.zeros(S))

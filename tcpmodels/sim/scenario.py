@@ -34,12 +34,14 @@ __all__ += ["LongLived", "FiniteTransfers", "WORKLOADS", "TCPE", "SDC", "RDC", "
 SLOW_SECONDS, MAX_SECONDS = 200.0, 1e4
 FLOW_STEPS_PER_S = 1e7
 STEP_SECONDS = 1.5e-4
+MAX_RING_BYTES = 2 ** 30
 
 
 def compute_seconds(steps, flows):
     """About how long the engine takes for ``steps`` steps of a batch of ``flows`` flows [s] (one core)."""
     return steps * (STEP_SECONDS + flows / FLOW_STEPS_PER_S)
-MAX_RING_BYTES = 2 ** 30
+
+
 # NewReno's fast recovery with SACK (NewReno.recovery).
 RECOVERIES = ("prr", "prr-ns3.44", "classic-ns3.44", "rfc6675")
 # A flow's window at the top of the queue's range [packets] below which the default step of a drop-tail or
