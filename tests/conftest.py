@@ -16,8 +16,9 @@ def reference_rows():
 # the few-test, long-running ones last) each worker takes the next file in this order as it finishes one, so
 # the long ones start at once and the run does not wait on one of them begun last.  Measured with two
 # workers, seconds of one worker's time: the notebooks and the site about 830, the 10 ms reference batch
-# about 560, the step halvings about 360, the replica grid about 300, the dynamics and classic-recovery rows
-# about 280, Morris' validation items about 250; the suite took 35.2 minutes with pytest-xdist's order.
+# about 560, the step halvings about 360, the replica grid about 300, the dynamics rows about 280 (100
+# alone on an idle core since their classic-recovery twins were folded in), Morris' validation items about
+# 250; the suite took 35.2 minutes with pytest-xdist's order.
 LONGEST_FIRST = ("test_notebooks.py", "test_sim_reference_10ms.py", "test_sim_step.py", "test_sim_replica_grid.py",
                  "test_sim_reference_dynamics.py", "test_sim_validation.py")
 

@@ -15,22 +15,43 @@ pytestmark = pytest.mark.slow
 
 
 # The batch runs 100 s, statistics over [20, 100] s, where the references ran 200 s: half the work, to keep
-# the suite within its time.  Measured so on 234e048, seed 1, loss / queue against the reference: every row
-# above 0.1 % loss -3.4 ... +12.3 % on loss (drop-tail at 20 flows +12.3 %, RED with ECN at 20 flows +10.4 %),
-# -6.8 ... +9.8 % on the queue, time-outs x0.81-1.17 on the goal's rows, windows -3.0 ... +5.6 % (RED, gentle,
-# ECN) and -8.9 ... +1.1 % (drop-tail at 80 and 150 flows), inside the same bounds as the 200 s figures
-# below: on every row above 0.1 % loss the 100 s loss error is within 4 points of the 200 s one (80 s of a
-# 10 ms link hold thousands of congestion events there).
+# the suite within its time.  Measured so with ns-3 3.44's classic recovery (the references': see
+# ns3_references.references_sender) on b0804d0, seed 1, loss / queue against the reference: every row above
+# 0.1 % loss -18.8 ... +10.4 % on loss (drop-tail at 80 and 100 flows -18.8 and -16.5 %, RED 500/0.02 at 200
+# and 300 flows -15.1 and -12.6 %, gentle RED at 150 and 300 flows -11.6 and -11.9 %), -8.2 ... +9.8 % on the
+# queue (drop-tail at 5 flows -8.2 %), time-outs x0.73-0.99 on the goal's rows, windows -7.6 ... +5.6 % (RED,
+# gentle, ECN) and -8.1 ... -0.7 % (drop-tail).  With prr-ns3.44, the sender these tests ran until b0804d0,
+# measured so on 234e048: every row above 0.1 % loss -3.4 ... +12.3 % on loss (drop-tail at 20 flows
+# +12.3 %, RED with ECN at 20 flows +10.4 %), -6.8 ... +9.8 % on the queue, time-outs x0.81-1.17 on the goal's
+# rows, windows -3.0 ... +5.6 % (RED, gentle, ECN) and -8.9 ... +1.1 % (drop-tail at 80 and 150 flows).  Both
+# inside the same bounds as the 200 s figures below: on every row above 0.1 % loss the 100 s loss error is
+# within 4 points of the 200 s one (classic: 2.3 points, drop-tail at 40 flows) (80 s of a 10 ms link hold
+# thousands of congestion events there).
 @pytest.fixture(scope="module")
 def ns3_runs():
     keys = sorted(ROWS)
     return dict(zip(keys, sim.simulate([dataclasses.replace(ROWS[k][0], duration=100.0) for k in keys]), strict=True))
 
 
-# Measured at 200 s, simulator against ns-3, loss / queue error (%) and time-outs per
-# packet as a multiple of the reference's (in brackets where the reference's
-# exceeds 1e-3, the goal's rows), this file's batch (seed 1), with ns-3
-# 3.44's PRR (ns3_references.references_sender; the references ran its classic recovery), fast
+# Measured at 200 s with ns-3 3.44's classic recovery (the references'; the test's sender) on b0804d0,
+# simulator against ns-3, loss / queue error (%) and time-outs per packet as a multiple of the reference's
+# (in brackets where the reference's exceeds 1e-3, the goal's rows), this file's batch (seed 1):
+#   RED 500/0.02, N = 10 ... 300:  -1/+1 x0.77, +0/+0 x1.29, -2/+0 x0.77, -2/-0 x0.96, -2/-2 x1.20,
+#     -7/-5 [x0.83], -15/-0 [x0.73], -13/-0 [x0.79]
+#   RED N = 100, max_p 0.005, 0.01, 0.04, 0.08:  -11/+0 x0.85, -5/-5 x0.87, -3/-2 [x1.00], -6/-4 [x0.94]
+#   RED N = 100, max_th 100, 250, 1000, 2000:  -11/+0 [x0.86], -7/-0 [x0.91], -4/-5 x1.05, -5/-5 x0.65
+#   drop-tail 500, N = 5 ... 200:  +15/-7, -11/-2 x0.75, +3/-1 x0.50, -7/-1 x1.07, -10/-1 x1.19,
+#     -19/+1 x0.83, -17/+1 x1.09, -11/-2 [x0.77], -16/-0 [x0.88]
+#   gentle RED 250/0.1, N = 50, 150, 300:  -7/-5 [x0.93], -11/-6 [x0.87], -12/-5 [x0.87]
+#   RED 500/0.02 with ECN, N = 20, 70, 150, 300:  +11/+10, +8/+9, +1/+1 x1.47, -5/-1 [x0.81]
+# i.e. every row above 0.1 % loss within -18.6 ... +10.5 % on loss, the queue within -6.9 ... +10.1 %,
+# time-outs x0.73-1.00 on the goal's rows.  The heavy rows read lower on loss than with prr-ns3.44 (below:
+# drop-tail at 80 flows -19 against -1 %, RED at 200 flows -15 against -1 %), with windows 1-8 % small and
+# time-outs x0.73-0.88: with the recovery the references ran, the simulator loses 10-19 % too little on the
+# heavy rows (drop-tail from 60 flows, RED 500/0.02 from 200, gentle RED from 150, RED at 100 flows with
+# max_th 100 or max_p 0.005), a bias that 3.44's PRR, which lets more out in recovery, had hidden.  Not
+# isolated yet.
+# The same batch with ns-3 3.44's PRR (recovery="prr-ns3.44", the test's sender until b0804d0), fast
 # retransmit at the third duplicate ACK counted as they return
 # (NewReno.loss_detected; tests/test_sim_dupacks.py), receivers that ACK at
 # once every packet above a hole and the one that fills it (RFC 5681 4.2;
@@ -268,7 +289,9 @@ def ns3_runs():
 def test_loss_and_queue_match_packet_level_reference(ns3_runs, key):
     # Issue 12's goals: loss within 20 % wherever it exceeds 0.1 % (below,
     # drop-tail at 5 flows: 6e-5, a handful of drops), the average queue
-    # within 15 % (measured on 3819adb -8 ... +10 %, drop-tail at 5 flows
+    # within 15 % (classic recovery, as the test runs it, b0804d0: loss
+    # -18.8 ... +10.4 %, drop-tail at 80 flows the nearest the bound; queue
+    # -8.2 ... +9.8 %; with prr-ns3.44 measured on 3819adb -8 ... +10 %, drop-tail at 5 flows
     # the lowest, and on 03ee2dc, whose access-link rule moved drop-tail's
     # rows at 100-200 flows to a 2.26 ms step; bb89f7d -10 ... +12 %); the
     # link is busy throughout, as in ns-3.
@@ -285,7 +308,9 @@ def test_timeouts_within_factor_2_of_reference(ns3_runs, key):
     # thousand packets (below that a run holds a few dozen time-outs: the
     # light rows read x0.50-3.99 on 3819adb: drop-tail at 10 flows x0.50,
     # at 40 flows x3.99, ECN at 150 flows x1.36).
-    # Measured on 3819adb, seed 1: x0.85-1.14 (drop-tail at 150 and 200 flows
+    # Classic recovery (the test's sender), b0804d0, 100 s: x0.73-0.99 (RED
+    # at 200 flows x0.75, drop-tail at 150 and 200 flows x0.73 and x0.88).
+    # With prr-ns3.44, measured on 3819adb, seed 1: x0.85-1.14 (drop-tail at 150 and 200 flows
     # x1.01 and x1.07; RED with max_th 250 x1.14; the default sender, RFC
     # 6937's PRR, x0.73-0.94, drop-tail at 150 and 200 flows x0.75 and
     # x0.87); on 03ee2dc, whose access-link rule runs drop-tail's rows at
@@ -302,7 +327,9 @@ def test_timeouts_within_factor_2_of_reference(ns3_runs, key):
 
 def test_windows_match_reference(ns3_runs):
     # Not a goal, but it shows the sender: the average window is within 10 %
-    # of ns-3's on the RED, gentle and ECN rows (measured on 94e94b5, seed 1,
+    # of ns-3's on the RED, gentle and ECN rows (classic recovery, the test's
+    # sender, b0804d0, 100 s: -7.6 ... +5.6 %, gentle RED at 150 flows -7.6 %;
+    # drop-tail -8.1 ... -0.7 %; with prr-ns3.44 measured on 94e94b5, seed 1,
     # -3.0 ... +5.7 %, 3819adb -2.9 ... +5.7 %; RFC 6937's PRR -5.0 ... +5.7 %;
     # bb89f7d -5.5 ... +4.9 %; RFC 6675 recovery, before the duplicate ACKs
     # were counted as they come, -9 ... +5 %: PRR's window in recovery is, as
