@@ -193,7 +193,7 @@ def test_red_dynamics_keep_the_link_as_busy_as_ns3(step_study, key):
 def test_red_dynamics_queue_within_30_percent_of_ns3(step_study, key):
     # Not a goal of issue 12, a check of the swing: the queues of 5-27 packets
     # within 30 %.  With classic recovery (b0804d0; V3 128 seeds): -4.0, -19.6,
-    # -22.2, -1.4 %; before, with PRR:  Measured on 94e94b5, ns-3 3.44's PRR, 4 seeds (V3 16): -7,
+    # -22.2, -1.4 %; before, with PRR, measured on 94e94b5, ns-3 3.44's PRR, 4 seeds (V3 16): -7,
     # -22, -28, +1 % (RFC 6937's PRR -5, -21, -24, -1 %; 3819adb -8, -24, -31,
     # -0 %, V3 then a strict expected failure; bb89f7d -7, -24, -29, -0 %).  V2
     # and V3 swing and sit low; V3's is 5 packets.  What is left of it: the
