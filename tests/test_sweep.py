@@ -474,11 +474,10 @@ def test_sweep_command_missing_file_and_foreign_out(tmp_path, capsys):
     assert "results.csv: its columns are not this sweep's" in capsys.readouterr().err
 
 
-# Eight scenarios of ~0.4 s each, all of different shapes (flow counts), so each is a chunk of its
-# own and its result does not depend on what else ran: an interrupted and resumed sweep must give
+# Eight scenarios of ~0.4 s each, all of different shapes (RTTs, which set the step; flow counts
+# alone would share a batch), so each is a chunk of its own, the chunks finish one after another,
+# and a result does not depend on what else ran: an interrupted and resumed sweep must give
 # exactly the rows of one uninterrupted run, each once.
-# Eight shapes, so eight chunks that finish one after another (RTTs set the step; flow counts
-# alone would share a batch).
 RTTS = [0.040, 0.045, 0.050, 0.055, 0.060, 0.065, 0.070, 0.075]
 SLOW_GRID = GRID.replace("n_flows = [5, 6]", f"rtt = {RTTS}").replace("n_flows = 5", "n_flows = 13").replace(
     '"queue.max_p" = [0.02, 0.5]', "").replace("seeds = [1, 2]", "").replace('duration = "8s"', 'duration = "100s"')

@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 
 from .engine import batches, simulate
+from .flows import batch_width
 from .result import SimResult
 from .scenario import Scenario, compute_seconds
 
@@ -273,8 +274,8 @@ def _chunks(points, todo, slots, chunk_size):
     if chunk_size:
         return [m[j:j + chunk_size] for m in groups for j in range(0, len(m), chunk_size)]
 
-    def flows(chunk):  # in the batch's layout: each scenario padded to the most flows of any (flows.py)
-        return len(chunk) * max(points[i].n_flows for i in chunk)
+    def flows(chunk):  # in the batch's layout: each scenario padded to the most flows of any
+        return len(chunk) * batch_width([points[i] for i in chunk])
 
     chunks = [part for m in groups for part in _split(m, min(len(m), math.ceil(flows(m) / CHUNK_FLOWS)))]
 
