@@ -56,6 +56,20 @@ def test_a_dropped_retransmission_keeps_its_hole_and_go_back_n_closes_them():
     assert list(ring.holes) == [0.0, 0.0]
 
 
+def test_a_restart_s_first_packet_fills_the_hole_and_is_acked_at_once():
+    # A time-out's go-back-N: flow 1's receiver holds data above a hole, flow 0's
+    # has none (its window was all ACKed).  The retransmission that fills flow 1's
+    # hole is ACKed at once (RFC 5681 4.2), not held for the timer; flow 0's lone
+    # packet is held.  Only the restart's first step: then the ACKs are delayed again.
+    ring = _ring()
+    ring.lost(np.array([1]), np.array([2.0]))
+    ring.take(1)
+    ring.forget(FLOWS, restart=True)
+    assert list(ring.holes) == [0.0, 0.0]
+    assert list(_step(ring, 1, 1)) == [0.0, 1.0]
+    assert list(_step(ring, 2, 1)) == [2.0, 0.0] and list(ring.held) == [0.0, 1.0]  # flow 0 pairs, flow 1 holds
+
+
 def test_without_delayed_acks_no_receiver_bookkeeping():
     ring = AckRing(20, 2, float)
     ring.lost(FLOWS, np.ones(2))

@@ -57,6 +57,9 @@ class AckRing:
         self.filled = None  # flows whose last hole a retransmission filled this step
         self.ahead = None  # flows whose first hole opened this step behind all of the step's packets
         self._among = np.zeros(flows, dtype=bool)  # (``_member``'s scratch, all False between calls)
+        # Flows whose receiver holds data above a hole that their go-back-N restart's first packet fills.
+        self.refills = np.zeros(flows, dtype=bool)
+        self.refilling = False  # (any of them)
 
     def take(self, k):
         """The row of ACKs due at step ``k`` (the caller empties it once used)."""
@@ -224,6 +227,10 @@ class AckRing:
             gap |= self._member(sending, self.filled)
         if self.ahead is not None and self.ahead.size:
             gap &= ~self._member(sending, self.ahead)
+        if self.refilling:  # a restart's first packet (its flow's only one this step: the window is 1)
+            gap |= self.refills[sending]
+            self.refills[sending] = False
+            self.refilling = bool(self.refills.any())
         return gap
 
     def _member(self, sending, j):
@@ -260,14 +267,20 @@ class AckRing:
         self.held_due[sending[got]] = (back[got] + self.hold_steps).astype(np.int64) + self.k
         return total - odd
 
-    def forget(self, j):
-        """Drop every ACK still due to flows ``j``."""
+    def forget(self, j, restart=False):
+        """Drop every ACK still due to flows ``j`` (a go-back-N ``restart``: their receivers keep their data)."""
         # Only columns with ACKs still due: a scattered write costs L cache misses.
         live = j[self.until[j] > self.k]
         if live.size:
             self.rows2[:, live] = 0.0
-        # (Go-back-N: the first retransmission fills the first hole and the
-        # rest follow in order; the receiver's holes are taken as closed.)
+        if restart and self.delaying:
+            # Go-back-N: the first retransmission fills the first hole (RFC 5681
+            # 4.2, ns-3's ReceivedData: a packet that fills a gap is ACKed at once,
+            # not held for the 200 ms timer) and the rest follow in order; the
+            # receiver's holes are taken as closed.
+            gap = j[self.holes[j] > 0.0]
+            self.refills[gap] = True
+            self.refilling = self.refilling or bool(gap.size)
         self.held[j] = self.holes[j] = 0.0
 
     def remove_one(self, i, first, width, aim):

@@ -627,7 +627,7 @@ class Sender:
         # A Tahoe without go-back-N gets here from a fast retransmit only with one
         # hole in the window: the retransmission's ACK then covers everything in
         # flight, and the duplicate ACKs before it open nothing.
-        self.ring.forget(j)
+        self.ring.forget(j, restart=True)
         self._forget_holes(j)
         f.cwnd[j] = window
         f.backlog[j] += 1.0
