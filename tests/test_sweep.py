@@ -484,17 +484,26 @@ SLOW_GRID = GRID.replace("n_flows = [5, 6]", f"rtt = {RTTS}").replace("n_flows =
 
 
 def start_sweep(grid, out, file_limit=None):
-    """``tcpmodels sweep GRID --out OUT --workers 1`` in its own process group (files capped at `file_limit`)."""
+    """``tcpmodels sweep GRID --out OUT --workers 1`` in its own process group (files capped at `file_limit`).
+
+    The sweep gets Ctrl-C's default disposition whatever the test runner's is: a
+    shell starts a background job (``pytest ... &``) with SIGINT ignored, its
+    children inherit that, and Python then keeps ignoring it, so the sweep
+    would never see the interruption the tests send (found when the suite ran
+    in the background: the SIGINT case finished all rows, status 0).
+    """
     import resource
     import subprocess
     import sys
 
-    def limit():
-        resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
+    def prepare():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        if file_limit:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
 
     return subprocess.Popen([sys.executable, "-m", "tcpmodels", "sweep", str(grid), "--out", str(out),
                              "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, preexec_fn=limit if file_limit else None)
+                            start_new_session=True, preexec_fn=prepare)
 
 
 def assert_whole_and_right(grid, out):
