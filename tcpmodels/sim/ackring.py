@@ -169,17 +169,20 @@ class AckRing:
         place comes back in.)
         """
         first, after = self._shares(ahead, late, spread)
-        edges = np.empty((sending.size, after.shape[1] + 2))
-        edges[:, 0], edges[:, -1] = packets, 0.0
-        inner = np.multiply(packets[:, None], after, out=edges[:, 1:-1])
-        inner += u[:, None]
-        np.floor(inner, out=inner)
-        share = edges[:, :-1] - edges[:, 1:]
-        # Only the rows that get ACKs: a flow's few packets fill few of its rows, and
-        # each slot written is a cache miss (a flow's rows lie a ring row apart).
-        # (`rows` holds three laps of the ring, so a flow's rows stay distinct slots.)
-        i, r = share.nonzero()
-        self.flat[self.rows[(self.k % self.L + first)[i] + r] + sending[i]] += share[i, r]
+        at = self.k % self.L + first
+        # Row by row: the ACKs after each boundary, and the row's share the
+        # difference from the previous boundary's.  (`rows` holds three laps of
+        # the ring, so a flow's rows stay distinct slots.)
+        before = packets
+        for r in range(after.shape[1] + 1):
+            if r < after.shape[1]:
+                beyond = np.multiply(packets, after[:, r])
+                beyond += u
+                np.floor(beyond, out=beyond)
+            else:
+                beyond = 0.0
+            self.flat[self.rows[at + r] + sending] += before - beyond
+            before = beyond
 
     def lost(self, j, packets):
         """Flows ``j`` lost ``packets`` at the bottleneck: holes at their receivers.
