@@ -86,6 +86,22 @@ def test_the_timer_ends_a_wait_that_never_reaches_the_threshold():
     assert f.state[0] == STALLED
 
 
+def test_a_lost_retransmission_times_out_an_rto_after_the_last_new_ack():
+    # The timer is restarted by new ACKs only (RFC 6298 5.3, ns-3's NewAck), not
+    # by the fast retransmit: where the retransmission is lost, it fires an RTO
+    # after the first duplicate ACK (1.0 s), not after the third (1.0 + 2 dt).
+    e, f, j = _pending()
+    for step in range(3):
+        e.sender.on_acks(np.array([1.0]), True)
+        f.inflight[0] += 1.0
+        f.sent[0] += 1.0
+        e.sender.loss_detected(j, 1.0 + step * e.dt)
+    assert f.state[0] == RECOVERY and f.t_fr[0] == pytest.approx(1.0 + 2 * e.dt)
+    f.retx_lost[0] = True
+    e.sender.recovery_ends(j, 1.5)
+    assert f.state[0] == STALLED and f.t_next[0] == pytest.approx(1.0 + e.sender.rto(j)[0])
+
+
 def test_rfc6675_recovery_still_decides_at_the_lost_packets_ack():
     # The seed papers' ns-2 recovery keeps the previous decision (test_sim_prr's digests).
     e, f, j = _pending("rfc6675")

@@ -528,6 +528,19 @@ class Sender:
         f.grow[j] = 0.0
         f.t_next[j] = now + self.recovery_rounds(lost) * (f.prop[j] + f.qdelay(j))
 
+    def _timer_base(self, j):
+        """When the retransmission timer of flows ``j`` in fast recovery was last armed [s].
+
+        At the last new ACK (RFC 6298 5.3; ns-3's NewAck restarts it, a
+        retransmission does not): for flows that count their duplicate ACKs
+        that is the first duplicate ACK's time, before the fast retransmit
+        that the others detect a loss at.
+        """
+        f = self.f
+        if self.counts_dupacks is None:
+            return f.t_fr[j]
+        return np.where(self.counts_dupacks[j], f.t_dupack[j], f.t_fr[j])
+
     def recovery_rounds(self, lost):
         """Round trips fast recovery takes to repair ``lost`` packets."""
         return 1.0
@@ -540,7 +553,7 @@ class Sender:
             jb = j[bad]
             if self.events is not None:
                 self.events.append((jb, now, f.cwnd[jb], 1.0))
-            self.timeout(jb, f.t_fr[jb], now)
+            self.timeout(jb, self._timer_base(jb), now)
         j = j[~bad]
         counting = self.counts_dupacks is not None  # (its lost packets are placed: ``_add_holes``)
         left = f.holes[j] if counting else f.carried[j]
