@@ -108,7 +108,7 @@ FEW_LARGE = {
     5,
     pytest.param(10, marks=pytest.mark.xfail(
         strict=True, reason="halving moves 10 drop-tail flows' loss by +6.9 % with classic recovery (seeds 1-24; "
-                            "prr-ns3.44 +5.8 %, +6.9 % over seeds 25-72)")),
+                            "+6.6 % on 74a3851; prr-ns3.44 +5.8 %, +6.9 % over seeds 25-72)")),
 ])
 def test_halving_the_step_at_few_large_window_droptail_flows(n_flows):
     s = _droptail_row(n_flows, phase_effect=True)
