@@ -200,6 +200,6 @@ def test_the_same_flows_lose_whatever_the_step():
     one, half = sim.simulate([s, dataclasses.replace(s, time_step=s.step / 2)])
     assert half.loss_rate == pytest.approx(one.loss_rate, rel=0.1)
     sent = np.minimum(one.flow_packets, half.flow_packets) >= 100
-    assert sent.sum() >= 50
+    assert sent.sum() >= 50  # (the filter sets aside the odd flow, 1 of 60 here, not the pattern)
     loss = [(r.flow_drops / r.flow_packets)[sent] for r in (one, half)]
     assert np.corrcoef(*loss)[0, 1] > 0.5

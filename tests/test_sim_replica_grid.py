@@ -104,7 +104,7 @@ def test_simulator_meets_issue_12_goals_with_few_fast_flows(name):
     # and 100 ms queue -11.5 %, utilization 0.9759 against 0.9998 (a miss); 1 at 10 Mbit/s and 50 ms
     # -8.9 %, 0.9755 (the other miss); 2 at 50 Mbit/s and 60 ms +0.5 %, 0.9964 against 0.9991; 3 at
     # 100 Mbit/s and 100 ms -7.3 %, 0.9999 against 1.0000; loss 2.1-5.6x ns-3's.  Before (seeds 1-2,
-    # on an earlier commit than 83581ab): 1 flow at 20 Mbit/s and 100 ms
+    # on c061ee9): 1 flow at 20 Mbit/s and 100 ms
     # queue -7.0 %, utilization 0.9943 against 0.9998; 1 at 10 Mbit/s and 50 ms -11.3 %, 0.9755
     # against 0.9998 (the miss); 2 at 50 Mbit/s and 60 ms -3.5 %, 0.9988 against 0.9991; 3 at
     # 100 Mbit/s and 100 ms -11.8 %, 0.9972 against 1.0000.  Loss 2.3-2.8x ns-3's on every row.

@@ -171,8 +171,9 @@ class AckRing:
         first, after = self._shares(ahead, late, spread)
         at = self.k % self.L + first
         # Row by row: the ACKs after each boundary, and the row's share the
-        # difference from the previous boundary's.  (`rows` holds three laps of
-        # the ring, so a flow's rows stay distinct slots.)
+        # difference from the previous boundary's, every flow's, zeros included
+        # (half the cost of gathering the non-zero shares: fd67706).  (`rows`
+        # holds three laps of the ring, so a flow's rows stay distinct slots.)
         before = packets
         for r in range(after.shape[1] + 1):
             if r < after.shape[1]:
