@@ -21,37 +21,54 @@ def _pending(recovery="prr"):
 
 
 def test_fast_retransmit_waits_for_the_third_duplicate_ack():
-    # The lost packet's ACK was due at 1.0 s, one duplicate ACK came with it
+    # The ACKs reached the lost packet at 1.0 s, one duplicate ACK came with it
     # (the step's ACKs are taken before the decision: it still grew the window):
     # no decision, no growth on the duplicate ACKs from now, the next step's are awaited.
+    # The flow decides before it sends (decide_on_dupacks), as the engine runs it.
     e, f, j = _pending()
     e.sender.on_acks(np.array([1.0]), True)
-    e.sender.loss_detected(j, 1.0)
+    e.sender.decide_on_dupacks(j, 1.0)
     assert f.state[0] == PENDING and f.grow[0] == 0 and f.t_dupack[0] == 1.0
     assert f.t_next[0] == 1.0 + e.dt
     # The SACKed packet left the pipe: one new packet may go (RFC 6675 5).
     assert np.floor(f.cwnd[0]) - f.inflight[0] == 1.0
     cwnd = f.cwnd[0]
-    f.inflight[0] += 1.0
-    f.sent[0] += 1.0
+    assert e.sender.send(None)[0] == 1.0 and f.sent[0] == 107.0
     # The second, a step later, lets another out: still no decision.
     e.sender.on_acks(np.array([1.0]), True)
-    f.inflight[0] += 1.0
-    f.sent[0] += 1.0
-    e.sender.loss_detected(j, 1.0 + e.dt)
+    e.sender.decide_on_dupacks(j, 1.0 + e.dt)
     assert f.state[0] == PENDING and f.t_next[0] == pytest.approx(1.0 + 2 * e.dt)
-    # The third, letting a new packet out before the decision: fast
-    # retransmit.  ns-3's pipe at the third: 8 sent, 3 SACKed, 1 lost: 4 (the
-    # simulator's 6 in flight, less the lost one and the third's new packet,
-    # whose place the retransmission takes); ssthresh 2.
+    assert e.sender.send(None)[0] == 1.0
+    # The third: fast retransmit, the retransmission in the place of the new
+    # packet the third would have let out (as ns-3 sends it).  ns-3's pipe at
+    # the third: 8 sent, 3 SACKed, 1 lost: 4 (the simulator's 5 in flight, less
+    # the lost one); ssthresh 2.
     e.sender.on_acks(np.array([1.0]), True)
-    f.inflight[0] += 1.0
-    f.sent[0] += 1.0
-    e.sender.loss_detected(j, 1.0 + 2 * e.dt)
+    e.sender.decide_on_dupacks(j, 1.0 + 2 * e.dt)
     assert f.state[0] == RECOVERY and f.ssthresh[0] == 2.0 and f.cwnd[0] <= cwnd
     assert f.recover_fs[0] == 4.0 and f.retx_pending[0] == 1.0
-    # PRR counts from the third: delivered 1, out 1 (+1, the retransmission).
-    assert f.prr_acked0[0] == 102.0 and f.prr_sent0[0] == 108.0
+    # PRR counts from the third: delivered 1, out 1 (the retransmission, sent after prr_sent0).
+    assert f.prr_acked0[0] == 102.0 and f.prr_sent0[0] == 108.0 and f.sent[0] == 109.0
+    assert e.sender.send(None)[0] == 1.0  # the retransmission alone
+
+
+def test_a_loss_is_watched_from_the_next_step_and_decided_before_sending():
+    # The ring spreads a step's ACKs over two steps, so the duplicate ACKs may
+    # come a step before the lost packet's own ACK was due: a flow that counts
+    # them looks from the step after the drop on (a Tahoe flow waits for that
+    # ACK's step: the ring's ``back``).  Deciding a step late had let the
+    # duplicate ACKs of the step before out as new packets and then counted
+    # them for PRR again: a burst into the full buffer of a lone fast flow
+    # (ns3_few_fast.csv, 1 flow at 20 Mbit/s: utilization 0.976, now 0.9998).
+    e, f, j = _pending()
+    f.state[0], e.ring.k = OPEN, 10
+    assert e.sender.on_drops(j, np.array([1.0]), np.array([3.0]), e.draws).size == 0
+    assert f.state[0] == PENDING and f.t_next[0] == 11 * e.dt
+    tahoe = sim.Scenario(n_flows=1, bandwidth=10e6, rtt=0.1, queue=sim.DropTail(buffer=100), sender=sim.Tahoe(),
+                         duration=1.0, warmup=0.0)
+    t = _Engine([tahoe], False)
+    t.flows.state[0], t.flows.inflight[0] = OPEN, 6.0
+    assert t.sender.on_drops(j, np.array([1.0]), np.array([3.0]), t.draws).tolist() == [0]
 
 
 def test_no_packet_left_to_bring_a_duplicate_ack_times_out():
@@ -59,17 +76,17 @@ def test_no_packet_left_to_bring_a_duplicate_ack_times_out():
     # come; the timer, armed at the last new ACK (the first call), fires an RTO later.
     e, f, j = _pending()
     f.dropped[0] = 6.0
-    e.sender.loss_detected(j, 1.0)
+    e.sender.decide_on_dupacks(j, 1.0)
     assert f.state[0] == STALLED
     assert f.t_next[0] == 1.0 + e.sender.rto(j)[0]
     # Found out while waiting (the last survivors lost later): the timer still
     # runs from the first duplicate ACK, not from the step that found it.
     e, f, j = _pending()
     f.dropped[0] = 4.0
-    e.sender.loss_detected(j, 1.0)
+    e.sender.decide_on_dupacks(j, 1.0)
     assert f.state[0] == PENDING
     f.dropped[0] = 6.0
-    e.sender.loss_detected(j, 1.0 + 2 * e.dt)
+    e.sender.decide_on_dupacks(j, 1.0 + 2 * e.dt)
     assert f.state[0] == STALLED and f.t_next[0] == 1.0 + e.sender.rto(j)[0]
 
 
@@ -79,10 +96,10 @@ def test_the_timer_ends_a_wait_that_never_reaches_the_threshold():
     e, f, j = _pending()
     f.dropped[0] = 4.0  # the first lost one and three behind it: two survive
     e.sender.on_acks(np.array([1.0]), True)
-    e.sender.loss_detected(j, 1.0)
+    e.sender.decide_on_dupacks(j, 1.0)
     assert f.state[0] == PENDING
     rto = e.sender.rto(j)[0]
-    e.sender.loss_detected(j, 1.0 + rto - 0.5 * e.dt)
+    e.sender.decide_on_dupacks(j, 1.0 + rto - 0.5 * e.dt)
     assert f.state[0] == STALLED
 
 
@@ -93,9 +110,8 @@ def test_a_lost_retransmission_times_out_an_rto_after_the_last_new_ack():
     e, f, j = _pending()
     for step in range(3):
         e.sender.on_acks(np.array([1.0]), True)
-        f.inflight[0] += 1.0
-        f.sent[0] += 1.0
-        e.sender.loss_detected(j, 1.0 + step * e.dt)
+        e.sender.decide_on_dupacks(j, 1.0 + step * e.dt)
+        e.sender.send(None)
     assert f.state[0] == RECOVERY and f.t_fr[0] == pytest.approx(1.0 + 2 * e.dt)
     f.retx_lost[0] = True
     e.sender.recovery_ends(j, 1.5)
@@ -112,19 +128,20 @@ def test_rfc6675_recovery_still_decides_at_the_lost_packets_ack():
 
 def test_duplicate_acks_beyond_the_third_in_a_step_are_left_to_prr():
     # A step brings five duplicate ACKs at once (the flow already waiting: no
-    # growth).  One packet leaves per duplicate ACK up to the third (5 - 2);
-    # the two beyond it come after fast retransmit.  As ns-3 sees the third:
-    # 1 lost + 5 behind + 2 sent on the first two, 3 SACKed: pipe 4; the two
-    # SACKed beyond it were still in the pipe.  PRR has delivered 3 (from the
-    # third on) and sent 1 (the third's new packet, in place of ns-3's retransmission).
+    # growth).  One packet leaves per duplicate ACK before the third (2), the
+    # retransmission in the third's place, and PRR's on the two beyond it, all
+    # in this step.  As ns-3 sees the third: 1 lost + 5 behind + 2 sent on the
+    # first two, 3 SACKed: pipe 4; the two SACKed beyond it were still in the
+    # pipe.  PRR has delivered 3 (from the third on) and sent 1 (the
+    # retransmission); RFC 6937 on the fourth, ceil(2 x 2 / 4) - 1 = 0, on the
+    # fifth ceil(3 x 2 / 4) - 1 = 1.
     e, f, j = _pending()
     f.grow[0], f.t_dupack[0] = 0.0, 0.9
     e.sender.on_acks(np.array([5.0]), True)
-    e.sender.send(j)
-    assert f.sent[0] == 109.0 and f.inflight[0] == 4.0
-    e.sender.loss_detected(j, 1.0)
+    e.sender.decide_on_dupacks(j, 1.0)
     assert f.state[0] == RECOVERY and f.recover_fs[0] == 4.0 and f.ssthresh[0] == 2.0
-    assert f.acked[0] - f.prr_acked0[0] == 3.0 and f.sent[0] - f.prr_sent0[0] == 2.0  # (+ the retransmission)
+    assert f.acked[0] - f.prr_acked0[0] == 3.0 and f.sent[0] - f.prr_sent0[0] == 1.0
+    assert e.sender.send(None)[0] == 4.0 and f.sent[0] == 110.0 and f.inflight[0] == 4.0
 
 
 def test_the_packets_ahead_of_the_lost_one_are_those_acked_before_its_turn():
@@ -164,10 +181,10 @@ def test_new_data_lost_in_recovery_waits_for_its_own_duplicate_acks():
     assert f.state[0] == PENDING and f.ack_mark[0] == 116.0 and f.drop_mark[0] == 1.0 and f.holes[0] == 1.0
     f.t_dupack[0] = 2.0
     e.sender.on_acks(np.array([8.0]), True)
-    e.sender.loss_detected(j, 2.1)
+    e.sender.decide_on_dupacks(j, 2.1)
     assert f.state[0] == PENDING
     e.sender.on_acks(np.array([1.0]), True)
-    e.sender.loss_detected(j, 2.1 + e.dt)
+    e.sender.decide_on_dupacks(j, 2.1 + e.dt)
     assert f.state[0] == RECOVERY and f.retx_pending[0] == 2.0 and f.holes[0] == 0.0
 
 
@@ -177,7 +194,7 @@ def _two_holes():
     e.sender._add_holes(j, np.array([3.0]), np.array([1.0]))
     f.dropped[0] = 2.0
     e.sender.on_acks(np.array([3.0]), True)  # the three packets between them: duplicate ACKs
-    e.sender.loss_detected(j, 1.0)
+    e.sender.decide_on_dupacks(j, 1.0)
     return e, f, j
 
 
@@ -220,7 +237,7 @@ def test_new_data_lost_and_found_in_recovery_is_repaired_in_it():
     # before it ends: retransmitted at once, without moving its end.
     e, f, j = _pending()
     e.sender.on_acks(np.array([3.0]), True)
-    e.sender.loss_detected(j, 1.0)
+    e.sender.decide_on_dupacks(j, 1.0)
     end = f.t_next[0]
     f.inflight[0] += 4.0  # four new packets, the second lost
     f.sent[0] += 4.0

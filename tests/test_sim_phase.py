@@ -102,8 +102,10 @@ def _runs(phase_effect):
 # 304c7db4ba110c96, 90dec397092d1f82, 987507c654f91d11, eb3535566df701cd, 33cfb9b60bec5c21.  The
 # replica's three changed when a lost retransmission's timer came to run from the first duplicate
 # ACK, not the fast retransmit (Sender._timer_base); before: 45029fc620abb697, 5ae233c6c5b14e00,
-# fbab0cea4e6e0e13.
-BEFORE = ["e9a186fdb081a59c", "414ce44b0d85c147", "c15bf5fa00ff8534", "3ae50201d577cf34", "506694216a83a2d2"]
+# fbab0cea4e6e0e13.  And again when flows that count their duplicate ACKs came to decide at the step
+# the threshold-th comes, before sending (Sender.decide_on_dupacks); before: 414ce44b0d85c147,
+# c15bf5fa00ff8534, 3ae50201d577cf34.
+BEFORE = ["e9a186fdb081a59c", "b8cd3902cd5466fe", "58423bcd77afdb1e", "463f9ab73d5c9926", "506694216a83a2d2"]
 
 
 def test_without_the_phase_effect_drop_tail_is_the_engine_before_it_bit_for_bit():

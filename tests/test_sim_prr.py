@@ -103,8 +103,8 @@ def _one_recovery(recovery, acks=21):
     f, sender, j = e.flows, e.sender, np.array([0])
     f.cwnd[0], f.inflight[0], f.acked[0], f.sent[0], f.ssthresh[0] = 20.0, 22.0, 100.0, 122.0, 9.0
     if sender.counts_dupacks is not None:
-        # (the third let a new packet out before the decision)
-        f.ack_mark[0], f.acked[0], f.inflight[0], f.sent[0] = 100.0, 103.0, 20.0, 123.0
+        # (the three out of the flight; the retransmission takes the third's new packet's place)
+        f.ack_mark[0], f.acked[0], f.inflight[0], f.sent[0] = 100.0, 103.0, 19.0, 122.0
         assert sender.reduced_on_loss(j)[0] == 9.0
     sender.fast_retransmit(j, np.array([1.0]), np.array([9.0]), 0.0)
     sent = []
@@ -123,11 +123,9 @@ def test_prr_sends_one_packet_per_two_delivered_over_the_round_trip():
     # third duplicate ACK.  New packets leave on ACKs 5, 7, ..., 19, spread over
     # the round trip; on the last ACK the pipe is at ssthresh, and the reduction
     # bound (pipe <= ssthresh) lets nothing more out: 8 new packets, pipe 9.
-    # The simulator's third duplicate ACK let a new packet out before the
-    # decision (the list starts at ACK 4): prr_out starts at 2 with the
-    # retransmission, and ACKs 7, 9, ..., 19 let the other 7 out.
+    # The list starts at ACK 4, the first after the decision; RFC 6937's example to the packet.
     sent, f, _ = _one_recovery("prr", acks=18)
-    assert sent == [0, 0, 0] + [1, 0] * 7 + [0]
+    assert sent == [0, 1] * 8 + [0, 0]
     assert f.recover_fs[0] == 18 and f.inflight[0] == 9
     # RFC 6675: nothing until the pipe falls below ssthresh (13 ACKs), then one per ACK.
     sent, _, _ = _one_recovery("rfc6675")
@@ -138,36 +136,36 @@ def test_classic_recovery_as_ns3_3_44_waits_for_the_pipe_to_fall_below_ssthresh(
     # ns-3 3.44's TcpClassicRecovery with SACK: cwnd = ssthresh (9) at fast
     # retransmit; TcpSocketBase sends while the pipe is below cwnd (the inflated
     # window is only traced).  The duplicate ACKs are counted as with PRR: at the
-    # decision the pipe is 20 (18 and the retransmission, and the new packet the
-    # third duplicate ACK let out), so ACKs 4-14 let nothing out, ACKs 15-24 one
-    # each; the pipe ends at ssthresh.
+    # decision the pipe is 19 (18 and the retransmission), so ACKs 4-13 let
+    # nothing out, ACKs 14-24 one each; the pipe ends at ssthresh.
     sent, f, _ = _one_recovery("classic-ns3.44")
-    assert sent == [0] * 11 + [1] * 10
+    assert sent == [0] * 10 + [1] * 11
     assert f.inflight[0] == 9 and f.cwnd[0] == 9
 
 
 def test_prr_as_ns3_3_44_counts_duplicate_acks_twice():
     # ns-3 3.44's TcpPrrRecovery adds a segment to a duplicate ACK's SACKed data
     # while prr_delivered < RecoverFS (fixed in ns-3 after 3.44): prr_delivered
-    # runs 2, 4, ..., 18, then 19, 20, ...: one packet out per ACK on ACKs 4-12,
-    # then one per two; 13 new packets, the pipe ends at 14 (1.5 ssthresh)
-    # (the list starts at ACK 4; ACK 3 let the first out, as above).
+    # runs 4, 6, ..., 18 on ACKs 4-11, then 19, 20, ...: one packet out per ACK on
+    # ACKs 4-12, then one per two; 13 new packets, the pipe ends at 14 (1.5 ssthresh)
+    # (the list starts at ACK 4).
     sent, f, _ = _one_recovery("prr-ns3.44", acks=18)
-    assert sent == [0] + [1] * 8 + [0, 1] * 4 + [0]
+    assert sent == [1] * 9 + [0, 1] * 4 + [0]
     assert f.inflight[0] == 14
 
 
 def _small_recovery(recovery, per_step, acks=4):
     """A flow with a window of 6 loses one and takes ``acks`` ACKs, ``per_step`` a step: what each step lets out.
 
-    Counted as ``_one_recovery`` counts them: FlightSize 6, the three
-    duplicate ACKs in (one new packet out), the pipe 4, ssthresh 2, RecoverFS 2.
+    Counted as ``_one_recovery`` counts them: FlightSize 6, two new packets
+    out on the first two duplicate ACKs, the three out of the flight: the
+    pipe (RecoverFS) 4, ssthresh 2.
     """
     s = sim.Scenario(n_flows=1, bandwidth=10e6, rtt=0.1, queue=sim.DropTail(buffer=100),
                      sender=sim.NewReno(sack=True, recovery=recovery), duration=1.0, warmup=0.0)
     e = _Engine([s], False)
     f, sender, j = e.flows, e.sender, np.array([0])
-    f.cwnd[0], f.ack_mark[0], f.acked[0], f.inflight[0], f.sent[0] = 6.0, 100.0, 103.0, 4.0, 107.0
+    f.cwnd[0], f.ack_mark[0], f.acked[0], f.inflight[0], f.sent[0] = 6.0, 100.0, 103.0, 5.0, 108.0
     f.ssthresh[0] = sender.reduced_on_loss(j)[0]
     sender.fast_retransmit(j, np.array([1.0]), f.ssthresh[j], 0.0)
     sent = []
@@ -182,20 +180,19 @@ def _small_recovery(recovery, per_step, acks=4):
 
 def test_prr_takes_a_steps_acks_one_at_a_time():
     # RFC 6937 acts on every ACK: a step that brings two ACKs of a flow lets out
-    # what they would one after the other.  Taken as one, they drain the pipe
-    # below ssthresh at once, and the reduction bound holds back what the first
-    # would have sent: ns-3 3.44's variant, window 6, sends one packet on each of
-    # four ACKs (hand-checked, the first: prr_delivered 2 from the third duplicate
-    # ACK on, 3 with 3.44's extra packet, prr_out 2 with the retransmission:
-    # ceil(3 x 2 / 2) - 2 = 1, the pipe 3 staying above ssthresh 2), 4 in all; two a step, as
-    # one, 0 + 2 (the first step's pipe 2 <= ssthresh: min(2 - 2, ...) = 0).  The
-    # engine's default step put two ACKs of a flow in 11 % of its recovery steps
-    # at 200 drop-tail flows (0.4 % at half the step).
-    assert _small_recovery("prr-ns3.44", 1) == [1, 1, 1, 1]
-    assert _small_recovery("prr-ns3.44", 2) == [2, 2]
-    assert _small_recovery("prr-ns3.44", 4) == [4]
+    # what they would one after the other (the engine's default step put two
+    # ACKs of a flow in 11 % of its recovery steps at 200 drop-tail flows, 0.4 %
+    # at half the step).  ns-3 3.44's variant, hand-checked: on the fourth
+    # duplicate ACK prr_delivered 2 (from the third on), 4 with 3.44's extra
+    # packets, prr_out 1 (the retransmission): ceil(4 x 2 / 4) - 1 = 1; on the
+    # fifth ceil(5 x 2 / 4) - 2 = 1; on the sixth ceil(6 x 2 / 4) - 3 = 0; on
+    # the seventh ceil(7 x 2 / 4) - 3 = 1, the pipe 3 staying above ssthresh 2:
+    # 3 in all, and as many two or four a step.
+    assert _small_recovery("prr-ns3.44", 1) == [1, 1, 0, 1]
+    assert _small_recovery("prr-ns3.44", 2) == [2, 1]
+    assert _small_recovery("prr-ns3.44", 4) == [3]
     for per_step in (2, 4):  # RFC 6937's PRR: the same either way here, as it should be
-        assert sum(_small_recovery("prr", per_step)) == sum(_small_recovery("prr", 1)) == 2
+        assert sum(_small_recovery("prr", per_step)) == sum(_small_recovery("prr", 1)) == 1
 
 
 def test_recovery_end_sets_the_window_to_ssthresh():

@@ -235,7 +235,7 @@ class _Engine:
                 workload.completions(now, measuring)
             if self.ecn:
                 sender.on_echoes(nearest, now)
-            deciding = self._timers(nearest, now, measuring)
+            deciding = sender.decide_on_dupacks(self._timers(nearest, now, measuring), now)
             arr = sender.send(deciding)
             ring.repaired(sender.retx, sender.retx_arr)
             step = self._arrive(k, now, arr, measuring)

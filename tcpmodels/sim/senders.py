@@ -152,9 +152,12 @@ class Sender:
         if not self.prr_everywhere:
             rec &= self.prr
         j = rec.nonzero()[0]
-        if not j.size:
-            return
-        a = acks[j]
+        if j.size:
+            self._prr_window(j, acks[j])
+
+    def _prr_window(self, j, a):
+        """PRR's window of flows ``j`` in fast recovery after ``a`` ACKs each (``reduce_proportionally``)."""
+        f = self.f
         sends = self._prr_sends(j, a)  # (one ACK each: the rule as RFC 6937 writes it)
         several = (a > 1.0).nonzero()[0]
         if several.size:
@@ -242,22 +245,39 @@ class Sender:
         f.grow[j] = self.ack_gain[j]
         f.t_next[j] = np.inf
 
+    def _window_room(self, j, out=None):
+        """What the windows of flows ``j`` let out now [packets] (negative: over the window), into ``out``."""
+        f = self.f
+        room = np.floor(f.cwnd[j], out=out)
+        if f.target is not None:  # finite transfers: no more than the data not yet ACKed
+            np.minimum(room, f.target[j] - f.acked[j], out=room)
+        room -= f.inflight[j]
+        room *= f.can_send[j]
+        return room
+
+    def decide_on_dupacks(self, deciding, now):
+        """The flows of ``deciding`` that count their duplicate ACKs decide now, before sending; returns the others.
+
+        They decide at the step their duplicate ACKs come (``NewReno.loss_detected``),
+        so that what fast retransmit lets out, the retransmission and what PRR
+        lets out for the step's later duplicate ACKs, leaves in that step, as
+        ns-3 sends it on those ACKs.  (Deciding after the step's sending held
+        those packets back a step and sent them with the next step's: a burst
+        into a buffer that a lone fast flow keeps full.)  The others decide
+        after sending and after the ring insert (``loss_detected``).
+        """
+        if deciding is None or self.counts_dupacks is None:
+            return deciding
+        counting = self.counts_dupacks[deciding]
+        c = deciding[counting]
+        if c.size:
+            self.loss_detected(c, now, self._window_room(c))
+        return deciding[~counting]
+
     def send(self, deciding):
         """Whatever the windows allow goes onto the access links; returns what reaches the bottleneck."""
-        f, room, arr = self.f, self._room, self._arr
-        np.floor(f.cwnd, out=room)
-        if f.target is not None:  # finite transfers: no more than the data not yet ACKed
-            np.minimum(room, f.target - f.acked, out=room)
-        room -= f.inflight
-        room *= f.can_send
-        if deciding is not None and self.counts_dupacks is not None:
-            # Flows that count their duplicate ACKs send one packet per ACK up to
-            # the threshold-th; those of the step beyond it come after fast
-            # retransmit, where PRR lets packets out for them.
-            counting = self.counts_dupacks[deciding]
-            c = deciding[counting]
-            room[c] -= self._dupacks_beyond(c)
-            deciding = deciding[~counting]
+        f, arr = self.f, self._arr
+        room = self._window_room(slice(None), self._room)
         if deciding is not None and deciding.size:
             # Only ACKs of packets sent before the loss open the window: up to
             # cwnd - 1 packets may follow the lost one, plus, with limited
@@ -339,7 +359,20 @@ class Sender:
             c = (self.counts_dupacks[jp] & (holes[i] > 0)).nonzero()[0]
             jc = jp[c]
             self._add_holes(jc, f.inflight[jc] - after[c] - self._unfound(jc, st[i[c]]), holes[i[c]])
-        return jo  # its duplicate ACKs return with the lost packet's ACK
+        return self._watch_dupacks(jo)
+
+    def _watch_dupacks(self, j):
+        """Flows ``j`` that count their duplicate ACKs look for them from the next step on; returns the others.
+
+        They decide at the step their threshold-th duplicate ACK comes,
+        whichever step the ring brings it in (``NewReno.loss_detected``); the
+        others decide when the lost packet's ACK would have come back.
+        """
+        if self.counts_dupacks is None:
+            return j
+        counting = self.counts_dupacks[j]
+        self.f.t_next[j[counting]] = (self.ring.k + 1) * self.dt
+        return j[~counting]
 
     def _retransmission_lost(self, j, dj, a, draws):
         """Whether the ``dj`` drops of flows ``j`` in fast recovery, of their ``a`` arrivals, hit its retransmission."""
@@ -492,11 +525,15 @@ class Sender:
                 f.t_dupack[i] = np.inf
             k = self.ring.k
             f.t_next[i] = ((slot - k) % self.ring.L + k) * self.dt
+            self._watch_dupacks(np.array([i]))
         elif f.state[i] == RECOVERY:
             f.carried[i] += 1.0
 
-    def loss_detected(self, j, now):
-        """The duplicate ACKs are in: fast retransmit if enough packets sent after the first lost one survived."""
+    def loss_detected(self, j, now, room=None):
+        """The duplicate ACKs are in: fast retransmit if enough packets sent after the first lost one survived.
+
+        (``room``: what the windows of flows that count their duplicate ACKs let out this step; see NewReno's.)
+        """
         f = self.f
         lost = f.dropped[j] - f.drop_mark[j]
         delivered_after = (f.sent[j] - f.sent_mark[j]) - (lost - 1)
@@ -694,26 +731,35 @@ class NewReno(Sender):
             # does (without it, windows below dupthresh + 1 would time out).
             self.limited = np.maximum(self.limited, self.dupthresh - 1)
 
-    def loss_detected(self, j, now):
+    def loss_detected(self, j, now, room=None):
         """Fast retransmit at the ``dupack_threshold``-th duplicate ACK, counted as they return.
 
-        From the step the lost packet's ACK was due (the first call; that
-        step's ACKs were taken before it and still grew the window), every ACK
-        is a duplicate: it carries no growth, and the SACKed packet leaves the
-        pipe so that a new one goes out (RFC 6675 5).  The flow retransmits
-        once ``dupack_threshold`` packets sent after the loss are ACKed; it
-        times out if no packet that could bring one is left in flight, or at
-        its timer (armed at the last new ACK).
+        Called every step from the loss on (``_watch_dupacks``), before sending
+        (``decide_on_dupacks``).  From the step the ACKs reach the lost
+        packet's place (``ack_mark``; that step's ACKs were taken before it and
+        still grew the window), every ACK is a duplicate: it carries no
+        growth, and the SACKed packet leaves the pipe so that a new one goes
+        out (RFC 6675 5): ``room``, what the windows let out this step.  The
+        flow retransmits at the step its ``dupack_threshold``-th duplicate ACK
+        comes, after the new packets of the duplicate ACKs before it (in ns-3
+        the retransmission takes the threshold-th's place), and PRR lets out
+        what the step's later ones allow (``fast_retransmit``); it times out if
+        no packet that could bring one is in flight or leaving now, or at its
+        timer (armed at the last new ACK).
         """
         if self.counts_dupacks is None:
             return super().loss_detected(j, now)
         f = self.f
-        first = np.isinf(f.t_dupack[j])
+        dupacks = f.acked[j] - f.ack_mark[j]
+        lost = f.dropped[j] - f.drop_mark[j]
+        # The ACK stream has reached the lost packet: the last new ACK is in, the timer runs from it.
+        first = (dupacks >= 0.0) & np.isinf(f.t_dupack[j])
         f.t_dupack[j[first]] = now
         f.grow[j[first]] = 0.0
-        lost = f.dropped[j] - f.drop_mark[j]
-        ready = f.acked[j] - f.ack_mark[j] >= self.dupthresh[j]
-        dead = (f.inflight[j] - lost < 0.5) | (now + 0.5 * self.dt >= f.t_dupack[j] + self.rto(j))
+        beyond = dupacks - self.dupthresh[j]
+        ready = beyond >= 0
+        starved = f.inflight[j] + np.maximum(room, 0.0) - lost < 0.5  # nothing left to bring one
+        dead = starved | (now + 0.5 * self.dt >= f.t_dupack[j] + self.rto(j))
         f.t_next[j[~(ready | dead)]] = now + self.dt  # the next step's ACKs
         if self.events is not None:
             done = ready | dead
@@ -721,8 +767,11 @@ class NewReno(Sender):
         to = j[dead & ~ready]
         if to.size:
             self.timeout(to, f.t_dupack[to], now)
-        j, lost = j[ready], lost[ready]
+        j, lost, early = j[ready], lost[ready], np.maximum(room[ready] - beyond[ready] - 1.0, 0.0)
         if j.size:
+            f.backlog[j] += early
+            f.sent[j] += early
+            f.inflight[j] += early
             half = self.reduced_on_loss(j)
             f.ssthresh[j] = half
             self.fast_retransmit(j, lost, half, now)
@@ -730,14 +779,13 @@ class NewReno(Sender):
     def pipe_at_threshold(self, j):
         """The pipe at the ``dupack_threshold``-th duplicate ACK [packets].
 
-        In flight now, less the packets found lost (RFC 6675 pipe, ns-3's
-        BytesInFlight: lost packets not yet found stay in it) and the new
-        packet that ACK let out (the step's ACKs are taken before the
-        decision; in ns-3 the retransmission takes its place), plus the
-        SACKed packets of the duplicate ACKs beyond it, which were still in
-        the pipe then.
+        In flight now, less the first lost packet, marked lost, and the
+        packets found lost (RFC 6675 pipe, ns-3's BytesInFlight: lost packets
+        not yet found stay in it), plus the SACKed packets of the duplicate
+        ACKs beyond it, which were still in the pipe then (the step's ACKs
+        are taken before the decision).
         """
-        return self.f.inflight[j] - 2 - self._found_lost(j)[1] + self._dupacks_beyond(j)
+        return self.f.inflight[j] - 1 - self._found_lost(j)[1] + self._dupacks_beyond(j)
 
     def recovery_rounds(self, lost):
         """One round trip per hole without SACK, one for all with it."""
@@ -756,11 +804,11 @@ class NewReno(Sender):
         """
         f = self.f
         if self.prr is not None:
+            beyond = self._dupacks_beyond(j)
             f.recover_fs[j] = np.maximum(self.pipe_at_threshold(j), 1.0)
-            # From the threshold-th duplicate ACK on: what was delivered, and the
-            # new packet it let out already.
-            f.prr_acked0[j] = f.acked[j] - self._dupacks_beyond(j) - 1
-            f.prr_sent0[j] = f.sent[j] - 1
+            # From the threshold-th duplicate ACK on: what was delivered; what was sent (the retransmissions).
+            f.prr_acked0[j] = f.acked[j] - beyond - 1
+            f.prr_sent0[j] = f.sent[j]
         if self.counts_dupacks is not None:
             # Only the holes found lost are retransmitted; the others below the
             # recovery point wait for packets sent after them to be ACKed.
@@ -768,8 +816,8 @@ class NewReno(Sender):
             f.holes_below[j] = f.holes[j]
             f.t_partial[j] = np.inf
         super().fast_retransmit(j, lost, half, now)
-        if self.prr is not None:
-            f.cwnd[j] = np.minimum(np.maximum(f.inflight[j], 1.0), f.max_window[j])
+        if self.prr is not None:  # the duplicate ACKs after the threshold-th, one after another
+            self._prr_window(j, beyond)
 
     def recovery_ends(self, j, now):
         """Fast recovery ends; with PRR the window becomes ssthresh (ns-3's ExitRecovery).
@@ -835,7 +883,8 @@ FLOW_HOOKS = ("reduced", "reduced_on_loss", "on_marks", "open", "loss_detected",
 # Over the whole population: each group's sender on its own flows (``Sender.mine``).
 POPULATION_HOOKS = ("increase", "on_echoes")
 # The mechanics every variant shares (none overrides them): run once, on all flows.
-SHARED_HOOKS = ("on_acks", "reduce_proportionally", "send", "on_drops", "on_queued_loss", "update_rtt")
+SHARED_HOOKS = ("on_acks", "reduce_proportionally", "decide_on_dupacks", "send", "on_drops", "on_queued_loss",
+                "update_rtt")
 
 
 class Mixed(Sender):
