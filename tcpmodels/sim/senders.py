@@ -255,6 +255,13 @@ class Sender:
         room *= f.can_send[j]
         return room
 
+    def _let_out(self, j, packets):
+        """Flows ``j`` send ``packets`` new packets each now, beside ``send``'s (onto the access link, in flight)."""
+        f = self.f
+        f.backlog[j] += packets
+        f.sent[j] += packets
+        f.inflight[j] += packets
+
     def decide_on_dupacks(self, deciding, now):
         """The flows of ``deciding`` that count their duplicate ACKs decide now, before sending; returns the others.
 
@@ -523,9 +530,9 @@ class Sender:
             if self.counts_dupacks is not None:
                 f.ack_mark[i] = f.acked[i] + f.inflight[i] - after - 1.0
                 f.t_dupack[i] = np.inf
-            k = self.ring.k
-            f.t_next[i] = ((slot - k) % self.ring.L + k) * self.dt
-            self._watch_dupacks(np.array([i]))
+            if self._watch_dupacks(np.array([i])).size:  # (else watched from the next step)
+                k = self.ring.k
+                f.t_next[i] = ((slot - k) % self.ring.L + k) * self.dt
         elif f.state[i] == RECOVERY:
             f.carried[i] += 1.0
 
@@ -769,9 +776,7 @@ class NewReno(Sender):
             self.timeout(to, f.t_dupack[to], now)
         j, lost, early = j[ready], lost[ready], np.maximum(room[ready] - beyond[ready] - 1.0, 0.0)
         if j.size:
-            f.backlog[j] += early
-            f.sent[j] += early
-            f.inflight[j] += early
+            self._let_out(j, early)
             half = self.reduced_on_loss(j)
             f.ssthresh[j] = half
             self.fast_retransmit(j, lost, half, now)
@@ -848,9 +853,7 @@ class NewReno(Sender):
         jl = j[left]
         first = np.isinf(f.t_partial[jl])
         jf = jl[first]
-        f.backlog[jf] += 1.0
-        f.sent[jf] += 1.0
-        f.inflight[jf] += 1.0
+        self._let_out(jf, 1.0)
         f.prr_sent0[jf] += 1.0
         f.t_partial[jf] = now
         f.t_next[jf] = now + self.rto(jf)
