@@ -47,8 +47,8 @@ def ns3_runs():
 # sizes 8.3 %; drop-tail 500 at N = 20 ... 200 -0.5, -11.2, -16.9, -21.4, -19.1, -14.4, -15.8 %; RED 500/0.02
 # at 200 and 300 flows -18.5 and -11.9 %; gentle RED -7.4, -8.7, -8.1 %), the queue -7.5 ... +10.1 % (drop-tail
 # at 5 flows the lowest), time-outs x0.69-0.96 on the goal's rows.  The heavy rows lose 3-6 points more than
-# before it: a flow no longer sends a new packet at its third duplicate ACK, which ns-3 does not, and which
-# held their loss up (docs/simulator_record.md).
+# before it, 2.5-5 of them because a flow no longer sends a new packet at its third duplicate ACK, which ns-3
+# does not, and which held their loss up (measured apart: docs/simulator_record.md).
 # Measured at 200 s on 74a3851 (seed 1; loss / queue error (%), time-outs as a multiple of the reference's):
 #   RED 500/0.02, N = 10 ... 300:  +1/+1 x0.38, +0/+1 x1.33, -1/+1 x0.84, -1/-0 x0.97, -1/-1 x1.21,
 #     -6/-4 [x0.85], -13/-0 [x0.80], -9/-0 [x0.89]
