@@ -48,6 +48,8 @@ _M1, _M2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 # A draw's counter: step (mod 2^28) | site (4 bits) | index (32 bits), unique within a scenario.
 _STEP_SHIFT, _SITE_SHIFT, _STEPS = 36, 32, 1 << 28
 _UNIT = 2.0 ** -53
+# Each site's part of the counter, a row per site (as uint64: added to a step's keys once, in ``_start``).
+_SITES = np.array([((site << _SITE_SHIFT) * _GOLDEN) & _MASK for site in range(16)], dtype=np.uint64)[:, None]
 # As 0-d arrays: numpy takes them faster than its scalars (a call costs more than its work here).
 _G, _M1A, _M2A, _S30, _S27, _S31, _S11 = (np.array(c, dtype=np.uint64) for c in (_GOLDEN, _M1, _M2, 30, 27, 31, 11))
 
@@ -88,30 +90,68 @@ class Draws:
         self._generators = {}
         self._buffers = {}  # site: (a block of each scenario's next uniforms, where its unused ones start)
         self._rows = np.arange(self.S)
+        self._weyl = np.zeros(0, dtype=np.uint64)  # i times the Weyl increment, i = 0, 1, ... (grown on demand)
         self.at(0)
 
     def at(self, k):
         """Move to step ``k``: later counter-based draws belong to it."""
-        offset = (((k % _STEPS) << _STEP_SHIFT) * _GOLDEN) & _MASK
-        self.now0 = (self._key0 + offset) & _MASK
-        if self.S > 1:
-            self.now = self.keys + np.uint64(offset)  # uint64 arrays wrap modulo 2^64
+        self._offset = (((k % _STEPS) << _STEP_SHIFT) * _GOLDEN) & _MASK
+        self.now0 = (self._key0 + self._offset) & _MASK
+        self._starts = None  # (computed at the step's first counter-based draw: many steps draw none)
+
+    def _start(self, site):
+        """Each scenario's counter of draw 0 of ``site`` at this step, times the Weyl increment (S,)."""
+        if self._starts is None:
+            self._starts = _SITES + (self.keys + np.uint64(self._offset))  # uint64 arrays wrap modulo 2^64
+        return self._starts[site]
+
+    def _weyl_to(self, end):
+        """i times the Weyl increment for i < ``end`` (a view of a table grown by doubling)."""
+        if self._weyl.size < end:
+            self._weyl = np.arange(max(end, 2 * self._weyl.size, 1024), dtype=np.uint64) * _G
+        return self._weyl[:end]
 
     def bits(self, site, index, lanes=None):
         """53 random bits (uint64) for draw ``index`` (whole numbers < 2^32) of ``site``, per scenario ``lanes``.
 
         ``lanes`` (the scenario of each index) None: every scenario's, broadcast against ``index``.
         """
-        offset = ((site << _SITE_SHIFT) * _GOLDEN) & _MASK
-        z = np.multiply(np.array(index, ndmin=1), _G, dtype=np.uint64, casting="unsafe")  # wraps modulo 2^64
+        z = np.multiply(np.array(index, ndmin=1, copy=None), _G, dtype=np.uint64, casting="unsafe")  # mod 2^64
+        start = self._start(site)
         if self.S == 1:
-            z += np.array((self.now0 + offset) & _MASK, dtype=np.uint64)
+            z += start
+        elif lanes is None:
+            z = z + start  # (broadcasts: every scenario's)
         else:
-            start = self.now + np.uint64(offset)
-            if lanes is None:
-                z = z + start  # (broadcasts: every scenario's)
-            else:
-                z += start[lanes]
+            z += start[lanes]
+        return np.right_shift(_mix(z), _S11, out=z)
+
+    def bits_range(self, site, first, end):
+        """``bits`` for draws ``first`` ... ``end - 1`` of every scenario: shape (end - first, S), or one row if S == 1.
+
+        (The indices' Weyl multiples come from a table: no index array to build.)
+        """
+        weyl = self._weyl_to(end)[first:]
+        z = weyl + self._start(site) if self.S == 1 else weyl[:, None] + self._start(site)
+        return np.right_shift(_mix(z), _S11, out=z)
+
+    def uniform_range(self, site, first, end):
+        """Uniforms on [0, 1) for draws ``first`` ... ``end - 1`` (see ``bits_range``)."""
+        return self.bits_range(site, first, end) * _UNIT
+
+    def bits_runs(self, site, counts):
+        """``bits`` for draws 0 ... counts[s] - 1 of each scenario s, one scenario after another.
+
+        (Draw i of scenario s has the counter of draw i + first[s] from
+        ``start[s] - first[s] G``, first[s] the place of its run's first: a
+        table's slice plus one value per scenario, instead of each draw's index.)
+        """
+        weyl = self._weyl_to(int(counts.sum()))
+        if self.S == 1:
+            z = weyl + self._start(site)
+        else:
+            first = np.multiply(np.cumsum(counts) - counts, _G, dtype=np.uint64, casting="unsafe")
+            z = weyl + np.repeat(self._start(site) - first, counts)
         return np.right_shift(_mix(z), _S11, out=z)
 
     def uniform(self, site, index, lanes=None):

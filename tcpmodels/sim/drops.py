@@ -8,6 +8,8 @@ __all__ = ["spread", "overflow_weights", "fifo_drops"]
 SHORTEST = 1e-6
 # The weight of a packet the fluid queue lets through (it falls only where nothing else is left).
 FLOOR = 1e-12
+# A key's scenario above its 53 random bits (as uint64: numpy takes it faster than a scalar).
+_S53 = np.array(53, dtype=np.uint64)
 
 
 def spread(arrived, drops, link, flows, owner, n, draws, which, weight=None, per_packet=False):
@@ -48,15 +50,16 @@ def spread(arrived, drops, link, flows, owner, n, draws, which, weight=None, per
     avail = arrived[flows] if link is None else arrived[flows] - link[flows]
     rest = drops if link is None else drops - np.bincount(flows // n, weights=link[flows], minlength=S)
     if S == 1:
-        k, m = int(rest[0]), int(avail.sum())
+        ends = avail.cumsum()  # (whole packets: its last is their sum)
+        k, m = int(rest[0]), int(ends[-1]) if ends.size else 0
         if k >= m:  # everything that arrived is dropped
             counts = avail.copy()
         elif k > 0:  # a choice without replacement among the step's packets
-            key = draws.bits(which, np.arange(m))
+            key = draws.bits_range(which, 0, m)
             if weight is not None:
                 key = _weighted(key, weight if per_packet else np.repeat(weight, avail.astype(np.int64)))
             pick = key.argpartition(k - 1)[:k]
-            counts = np.bincount(avail.cumsum().searchsorted(pick, side="right"), minlength=flows.size)
+            counts = np.bincount(ends.searchsorted(pick, side="right"), minlength=flows.size)
         else:
             counts = np.zeros(flows.size)
     elif weight is not None and (rest > 0).any() and avail.any():
@@ -72,7 +75,7 @@ def spread(arrived, drops, link, flows, owner, n, draws, which, weight=None, per
         s_of = owner[whose]
         tot = np.bincount(s_of, minlength=S)
         first = tot.cumsum() - tot  # each scenario's first packet
-        key = draws.bits(which, np.arange(whose.size) - first[s_of], s_of) | (s_of.astype(np.uint64) << np.uint64(53))
+        key = draws.bits_runs(which, tot) | np.left_shift(s_of, _S53, dtype=np.uint64, casting="unsafe")
         take = np.minimum(np.ceil(rest), tot)
         ranked = np.sort(key)
         last = ranked[np.maximum(first + take - 1, 0).astype(np.int64)]
@@ -100,8 +103,7 @@ def _weighted_batch(avail, rest, weight, owner, draws, which, S, m, per_packet):
     s_of = owner[whose]
     tot = np.bincount(s_of, minlength=S)
     first = tot.cumsum() - tot
-    bits = draws.bits(which, np.arange(whose.size) - first[s_of], s_of)
-    key = _weighted(bits, weight if per_packet else weight[whose])
+    key = _weighted(draws.bits_runs(which, tot), weight if per_packet else weight[whose])
     order = np.lexsort((key, s_of))
     s_sorted = s_of[order]
     chosen = order[np.arange(order.size) - first[s_sorted] < np.minimum(np.ceil(rest), tot)[s_sorted]]

@@ -323,16 +323,26 @@ class _Arrays:
         return draws.uniform(which, index)
 
     @staticmethod
-    def decisions(first, inv, mean, draws, which, done):
-        """Arrivals of a scenario's next spaced decisions (a column each), the first at ``first``.
+    def round_draws(draws, which, done, mean):
+        """A round's uniforms: each scenario's draw ``done`` (where its first decision falls), then one a gap.
 
         As many rows as comfortably exceed the largest ``mean`` number due,
-        so one round usually takes them all; row r's gap is draw ``done + r``
-        of ``which``, as alone (where a round is one row).
+        so one round usually takes them all; row r is draw ``done + r`` of
+        ``which``, as alone (where a round is one row).  (One block: a call
+        for the round, not one for its first draw and one for the rest.)
         """
-        rows = 4 + int(2.0 * mean.max())
-        gaps = np.empty((rows, first.size))
-        gaps[1:] = np.floor(draws.uniform(which, np.arange(done + 1, done + rows)[:, None]) * inv) + 1.0
+        u = draws.uniform_range(which, done, done + 4 + int(2.0 * mean.max()))
+        return u[0], u[1:]
+
+    @staticmethod
+    def decisions(first, inv, rest):
+        """Arrivals of a scenario's next spaced decisions (a column each): the first at ``first``, gaps from ``rest``.
+
+        (In place in one block: a round makes a few numpy calls on small arrays.)
+        """
+        gaps = np.empty((len(rest) + 1, first.size))
+        np.floor(np.multiply(rest, inv, out=gaps[1:]), out=gaps[1:])
+        gaps[1:] += 1.0
         gaps[0] = first
         return np.add.accumulate(gaps, axis=0, out=gaps)
 
@@ -340,7 +350,8 @@ class _Arrays:
     def tally(at, length):
         """Decisions within ``length`` arrivals, the last one's arrival, the round's last, and its size."""
         inside = at <= length
-        return inside.sum(axis=0), (at * inside).max(axis=0), at[-1], len(at)
+        # (The ufuncs themselves: sum's and max's Python wrappers cost more than their work here.)
+        return np.add.reduce(inside, axis=0), np.maximum.reduce(at * inside, axis=0), at[-1], len(at)
 
 
 # A lone scenario takes its spaced decisions one per round below this many due in a step, in a block above.
@@ -378,23 +389,22 @@ class _Floats:
         return np.array([value], dtype=float)
 
     @staticmethod
-    def decisions(first, inv, mean, draws, which, done):
-        if mean < FLOAT_BLOCK:
-            return first  # one decision a round: on floats cheaper than a block
-        # Many due (a fast link, a high probability): a block, so the cost of a
-        # step does not grow with the link's rate.  Gap r is draw ``done + r``
-        # of ``which``, as in a batch's block or one at a time.
-        rows = 4 + int(2.0 * mean)
-        gaps = np.empty(rows)
-        gaps[1:] = np.floor(draws.uniform(which, np.arange(done + 1, done + rows)) * inv) + 1.0
+    def round_draws(draws, which, done, mean):
+        # Many due (a fast link, a high probability; fewer take _REDState._spaced_alone):
+        # a block, so the cost of a step does not grow with the link's rate.  Draw r
+        # of the round is draw ``done + r`` of ``which``, as in a batch's block or one at a time.
+        u = draws.uniform_range(which, done, done + 4 + int(2.0 * mean))
+        return float(u[0]), u[1:]
+
+    @staticmethod
+    def decisions(first, inv, rest):
+        gaps = np.empty(rest.size + 1)
+        gaps[1:] = np.floor(rest * inv) + 1.0
         gaps[0] = first
         return np.add.accumulate(gaps, out=gaps)
 
     @staticmethod
     def tally(at, length):
-        if isinstance(at, float):
-            inside = at <= length
-            return inside, at, at, 1
         k = int(np.searchsorted(at, length, side="right"))
         return k, float(at[k - 1]) if k else 0.0, float(at[-1]), at.size
 
@@ -684,13 +694,13 @@ class _REDState(_FIFO):
         sign = ops.where(hot, -1.0, 1.0)
         al, be, ga = sign * dev, sign * r, sign * C
         peak = ops.minimum(left, dry)
+        gl = ga * lk
         bend = (ga < 0) & (be < 0)
         if ops.any(bend):
-            turn = ops.log(ops.where(bend, -be / ops.maximum(ga * lk, 1e-300), 1.0)) / lk
+            turn = ops.log(ops.where(bend, -be / ops.maximum(gl, 1e-300), 1.0)) / lk
             peak = ops.where(bend, ops.minimum(ops.maximum(turn, 1.0), peak), peak)
         # c2 n^2 + c1 n + al crosses upwards at (sqrt(c1^2 - 4 c2 al) - c1) / 2 c2,
         # or -2 al / (c1 + sqrt(...)): the same root, free of cancellation for c1 >= 0.
-        gl = ga * lk
         c2, c1 = lk * (gl / 6.0 - be / 3.0), be + gl - al * lk / 3.0
         root = ops.sqrt(ops.maximum(c1 * c1 - 4.0 * c2 * al, 0.0))
         up = c1 >= 0.0
@@ -726,23 +736,48 @@ class _REDState(_FIFO):
         ``ops.decisions``).  Returns the decisions and the count after the
         arrivals (reset below min_th; unchanged without arrivals).
         """
-        ops, draws = self.ops, self.draws
+        ops = self.ops
+        if ops is _Floats and length * p < FLOAT_BLOCK:
+            return self._spaced_alone(p, length, count, which)
         on = p > 0
         inv = 1.0 / ops.maximum(p, 1e-12)
-        pos = ops.floor(ops.uniform(draws, which, 0) * (1.0 - count * p) * inv)  # arrivals before it
+        # The mean number due is length p_e <= 2 length p.
+        u, rest = ops.round_draws(self.draws, which, 0, length * p)
+        pos = ops.floor(u * (1.0 - count * p) * inv)  # arrivals before it
         todo = on & (pos < length)
         count = ops.where(on | (length == 0), count + length, 0.0)
         decided = done = 0
         while ops.any(todo):
-            # The mean number due is length p_e <= 2 length p.
-            at = ops.decisions(ops.maximum(pos + 1.0, 1.0), inv, length * p, draws, which, done)
+            at = ops.decisions(ops.maximum(pos + 1.0, 1.0), inv, rest)
             k, last, end, rows = ops.tally(at, length)
             k = k * todo
             decided = decided + k
             count = ops.where(k > 0, length - last, count)
             todo = k == rows  # all fell within: go on after the round's last
             done += rows
-            pos = end + ops.floor(ops.uniform(draws, which, done) * inv)
+            if not ops.any(todo):  # (no draws for a round that does not come)
+                break
+            u, rest = ops.round_draws(self.draws, which, done, length * p)
+            pos = end + ops.floor(u * inv)
+        return decided, count
+
+    def _spaced_alone(self, p, length, count, which):
+        """``_spaced`` for a lone scenario with few decisions due: one a round, on floats.
+
+        (The same numbers as the rounds of ``_spaced`` one decision each; the
+        draw after the last round's is never made.)
+        """
+        scalar = self.draws.scalar
+        inv = 1.0 / max(p, 1e-12)
+        at = max(math.floor(scalar(which, 0) * (1.0 - count * p) * inv) + 1.0, 1.0)
+        todo = p > 0 and at <= length
+        count = count + length if p > 0 or length == 0 else 0.0
+        decided = 0
+        while todo:
+            decided += 1
+            count = length - at
+            at = max(at + math.floor(scalar(which, decided) * inv) + 1.0, 1.0)
+            todo = at <= length
         return decided, count
 
 
