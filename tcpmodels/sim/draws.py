@@ -48,8 +48,9 @@ _M1, _M2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 # A draw's counter: step (mod 2^28) | site (4 bits) | index (32 bits), unique within a scenario.
 _STEP_SHIFT, _SITE_SHIFT, _STEPS = 36, 32, 1 << 28
 _UNIT = 2.0 ** -53
-# Each site's part of the counter, a row per site (as uint64: added to a step's keys once, in ``_start``).
-_SITES = np.array([((site << _SITE_SHIFT) * _GOLDEN) & _MASK for site in range(16)], dtype=np.uint64)[:, None]
+# Each site's part of the counter; as uint64, a row per site (added to a batch's keys once a step, in ``_start``).
+_SITE_OFFSETS = [((site << _SITE_SHIFT) * _GOLDEN) & _MASK for site in range(16)]
+_SITES = np.array(_SITE_OFFSETS, dtype=np.uint64)[:, None]
 # As 0-d arrays: numpy takes them faster than its scalars (a call costs more than its work here).
 _G, _M1A, _M2A, _S30, _S27, _S31, _S11 = (np.array(c, dtype=np.uint64) for c in (_GOLDEN, _M1, _M2, 30, 27, 31, 11))
 
@@ -101,8 +102,10 @@ class Draws:
 
     def _start(self, site):
         """Each scenario's counter of draw 0 of ``site`` at this step, times the Weyl increment (S,)."""
+        if self.S == 1:  # (from Python ints: cheaper than the table for a lone scenario's few draws a step)
+            return np.array([(self.now0 + _SITE_OFFSETS[site]) & _MASK], dtype=np.uint64)
         if self._starts is None:
-            self._starts = _SITES + (self.keys + np.uint64(self._offset))  # uint64 arrays wrap modulo 2^64
+            self._starts = _SITES + (self.keys + np.array(self._offset, dtype=np.uint64))  # (wraps modulo 2^64)
         return self._starts[site]
 
     def _weyl_to(self, end):
