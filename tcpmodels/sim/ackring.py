@@ -262,7 +262,8 @@ class AckRing:
         odd += total
         if self.delayed is not None:
             odd *= self.delayed[sending]
-        odd[self._at_once(sending)] = 0.0
+        # (Times the flows not ACKed at once: a pass, where a masked write scans the mask first.)
+        odd *= ~self._at_once(sending)
         self.held[sending] = odd
         # The timer runs from the held packet's arrival: a step whose packets
         # were all lost brought the receiver nothing to restart it.  (Set only
