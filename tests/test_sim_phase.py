@@ -1,11 +1,14 @@
 """Drop-tail's phase effect: at a full buffer the flows whose ACK clock puts their arrivals late in the
 packet service time lose the freed place, persistently (Floyd & Jacobson 1992; issue 12)."""
 
+import csv
 import dataclasses
 import math
+import pathlib
 
 import numpy as np
 import pytest
+import scipy.stats
 from test_sim_prr import _digest
 
 from tcpmodels import sim, units
@@ -168,22 +171,46 @@ def test_no_flow_is_locked_out_in_a_few_flow_run_with_rtt_groups():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n", [
-    pytest.param(2, marks=pytest.mark.xfail(strict=True, reason=(
-        "2 flows, seed 2: Jain 0.907 on 71a70a0 (seed 1 0.987): over seeds 1-24 one flow of the two is "
-        "locked out in 5 (193afb6: 2), Jain 0.5: at the start both overshoot, one times out and every "
-        "retransmission of it meets the buffer full, which the other flow, its window grown to 600 and more "
-        "behind an access link as fast as the bottleneck, keeps full from a backlog there that nothing "
-        "bounds (ns-3's access device and queue disc are finite)"))),
-    10,
-])
-def test_flows_at_one_phase_split_the_link_evenly(n):
-    # Equal RTTs put every flow at one phase: none is ahead of another, and
-    # ns-3 splits the link evenly (Jain 0.98-1.00 at 2-10 flows, fewphase).
-    # Measured (3819adb) 2 flows, seeds 1-2: Jain 1.000/0.999; 10 flows 0.994/0.998
-    # (71a70a0: 0.987/0.907, a miss, and 0.994/0.991); asserted 0.95 (ns-3's own 2-flow runs: 0.98-1.00).
-    for r in sim.simulate([_few([0.04] * n, seed) for seed in (1, 2)]):
+def test_ten_flows_at_one_phase_split_the_link_evenly():
+    # Equal RTTs put every flow at one phase: none is ahead of another.  The
+    # ns-3 3.44 replica (validation/ns3_fewphase.csv, seeds 1-12) reads Jain
+    # 0.966-0.990, and 0.909 in one seed (a flow at 1.6 % of the link).
+    # Measured (3819adb) seeds 1-2: 0.994/0.998; 71a70a0 0.994/0.991; asserted 0.95.
+    for r in sim.simulate([_few([0.04] * 10, seed) for seed in (1, 2)]):
         assert r.jain_index > 0.95
+
+
+def _locked_out(shares):
+    """Runs whose least flow has under 10 % of the goodput (a flow locked out), of the runs' ``shares``."""
+    return int((np.asarray(shares) < 0.1).sum())
+
+
+@pytest.mark.slow
+def test_two_flows_at_one_phase_lock_one_out_about_as_often_as_ns3():
+    # Two flows at one RTT, access links as fast as the bottleneck: in slow
+    # start each window outgrows the pipe and the buffer, the excess waits on
+    # its own access link (nothing bounds it, in ns-3 a 100 000-packet queue
+    # disc), and where one flow times out early the other's backlog keeps the
+    # buffer full: the first's retransmissions meet it full at most phases and
+    # it stays out.  The ns-3 3.44 replica (validation/ns3_fewphase.csv, seeds
+    # 1-40) locks a flow out in 8 of 40 runs (5 of seeds 1-24), the locked flow
+    # at 1-3 % of the goodput; the simulator (19269cc, seeds 1-40) in 5, at 0 %
+    # (ns-3's locked flow slow-starts after each time-out and gets a few packets
+    # through before its next).  Asserted: Fisher's exact test does not tell the
+    # two counts apart at 1 % (measured p 0.55; none locked out would give 0.005).
+    ns3 = [float(row["min_share"]) for row in _fewphase() if row["flows"] == "2"]
+    runs = sim.simulate([_few([0.04] * 2, seed) for seed in range(1, len(ns3) + 1)])
+    ours = _locked_out([r.goodput.min() / r.goodput.sum() for r in runs])
+    theirs = _locked_out(ns3)
+    table = [[ours, len(runs) - ours], [theirs, len(ns3) - theirs]]
+    assert scipy.stats.fisher_exact(table).pvalue > 0.01
+
+
+def _fewphase():
+    """The ns-3 replica's few-flow runs at one RTT (rows of validation/ns3_fewphase.csv)."""
+    path = pathlib.Path(__file__).parent.parent / "validation" / "ns3_fewphase.csv"
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
 
 
 def test_the_same_flows_lose_whatever_the_step():

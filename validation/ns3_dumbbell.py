@@ -82,6 +82,13 @@ tables ship as ``tcpmodels.data.table('ns3_*')``; generalised to other links):
   one BDP; seeds 1 and 2), ns3_recovery.csv (the seven check rows with
   classic recovery, seed 1, beside ns3_check.csv's PRR; the references' RED
   dynamics rows V1-V4 with classic and PRR recovery, seeds 1 and 2);
+  ns3_fewphase.csv (2 flows, seeds 1-40, and 10 flows, seeds 1-12, all at
+  one RTT: Jain index, least and largest goodput share, time-outs, drops;
+  the binary run directly, as ``validation/.build/ns3_dumbbell --n=2
+  --bw=10000000 --rtt=0.04 --spread=0 --pkt=576 --queue=droptail --limit=87
+  --duration=120 --warmup=20 --startSpread=10 --seed=S --accessRate=10000000
+  --rwnd=67108864 --recovery=prr --delAck=2``, since ``one`` sets neither the
+  access rate nor the start spread);
   sim_grid.py runs the simulator on the grid and writes sim_grid.csv.
 """
 
