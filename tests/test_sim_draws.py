@@ -26,3 +26,16 @@ def test_a_call_larger_than_the_buffer_is_refused():
     d = Draws([1, 2], 5)
     with pytest.raises(ValueError, match="counts"):
         d.random(site.ACK, [5000, 1])
+
+
+def test_a_round_of_red_s_spaced_decisions_takes_its_first_draw_where_none_is_due():
+    # A batch's drop probability interpolated along a falling average can come
+    # out a hair below 0 (the notebook 10_tcpe's 2.4 Gbit/s grid: -2.09 due),
+    # and the round's block of draws was then empty (an IndexError).  Its first
+    # row is still each scenario's draw 0, as alone.
+    from tcpmodels.sim.queues import _Arrays, _Floats
+
+    batch, alone = Draws([3, 4], 5), Draws([3], 5)
+    first, rest = _Arrays.round_draws(batch, site.SPACED, 0, np.array([-2.09, -2.09]))
+    assert first.shape == (2,) and rest.shape[1] == 2
+    assert first[0] == _Floats.round_draws(alone, site.SPACED, 0, -2.09)[0] == alone.scalar(site.SPACED, 0)

@@ -331,7 +331,8 @@ class _Arrays:
         ``which``, as alone (where a round is one row).  (One block: a call
         for the round, not one for its first draw and one for the rest.)
         """
-        u = draws.uniform_range(which, done, done + 4 + int(2.0 * mean.max()))
+        # (``mean`` may be a hair below 0 where the drop probability is: the block then holds the first draw.)
+        u = draws.uniform_range(which, done, done + 4 + int(2.0 * max(mean.max(), 0.0)))
         return u[0], u[1:]
 
     @staticmethod
@@ -393,7 +394,7 @@ class _Floats:
         # Many due (a fast link, a high probability; fewer take _REDState._spaced_alone):
         # a block, so the cost of a step does not grow with the link's rate.  Draw r
         # of the round is draw ``done + r`` of ``which``, as in a batch's block or one at a time.
-        u = draws.uniform_range(which, done, done + 4 + int(2.0 * mean))
+        u = draws.uniform_range(which, done, done + 4 + int(2.0 * max(mean, 0.0)))
         return float(u[0]), u[1:]
 
     @staticmethod
