@@ -299,6 +299,15 @@ class _RandomDrop(_SharedQueue, _FIFO):
         return on_arrivals
 
 
+def _round_size(mean):
+    """Draws in a round of RED's spaced decisions: its first and gaps comfortably beyond ``mean`` due.
+
+    (``mean`` may be a hair below 0 where the drop probability interpolated
+    along a falling average is: the round still holds its first draw.)
+    """
+    return 4 + int(2.0 * max(mean, 0.0))
+
+
 class _Arrays:
     """Per-scenario operations on a batch: numpy, one array entry per scenario."""
 
@@ -331,8 +340,7 @@ class _Arrays:
         ``which``, as alone (where a round is one row).  (One block: a call
         for the round, not one for its first draw and one for the rest.)
         """
-        # (``mean`` may be a hair below 0 where the drop probability is: the block then holds the first draw.)
-        u = draws.uniform_range(which, done, done + 4 + int(2.0 * max(mean.max(), 0.0)))
+        u = draws.uniform_range(which, done, done + _round_size(mean.max()))
         return u[0], u[1:]
 
     @staticmethod
@@ -394,7 +402,7 @@ class _Floats:
         # Many due (a fast link, a high probability; fewer take _REDState._spaced_alone):
         # a block, so the cost of a step does not grow with the link's rate.  Draw r
         # of the round is draw ``done + r`` of ``which``, as in a batch's block or one at a time.
-        u = draws.uniform_range(which, done, done + 4 + int(2.0 * max(mean, 0.0)))
+        u = draws.uniform_range(which, done, done + _round_size(mean))
         return float(u[0]), u[1:]
 
     @staticmethod
