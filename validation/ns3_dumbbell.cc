@@ -101,6 +101,14 @@ FlowOf(Ptr<const QueueDiscItem> item)
     return it == g_addrFlow.end() ? -1 : it->second;
 }
 
+// Diagnosis (--dtrace): every drop at the bottleneck while measuring: its flow, sequence number,
+// whether it was sent before (a retransmission), the flow's window [segments] and congestion state.
+std::ofstream g_dtrace;
+std::ofstream g_txtrace;  // (--txtrace, --txflow) every data segment flow g_txFlow sends while measuring
+int g_txFlow = -1;
+std::vector<uint32_t> g_highSeq;  // per flow: the end of the highest data segment sent so far
+std::vector<std::set<uint32_t>> g_resent;  // per flow: the sequence numbers sent more than once
+
 void
 OnDrop(Ptr<const QueueDiscItem> item)
 {
@@ -108,6 +116,16 @@ OnDrop(Ptr<const QueueDiscItem> item)
     if (f >= 0 && Measuring())
     {
         g_drops[f]++;
+        if (g_dtrace.is_open())
+        {
+            TcpHeader tcp;
+            item->GetPacket()->PeekHeader(tcp);
+            uint32_t seq = tcp.GetSequenceNumber().GetValue();
+            char buf[128];
+            std::snprintf(buf, sizeof buf, "%.6f,%d,%u,%d,%.3f,%d\n", Simulator::Now().GetSeconds(), f, seq,
+                          int(g_resent[f].count(seq) > 0), g_cwndLast[f], int(g_state[f]));
+            g_dtrace << buf;
+        }
     }
 }
 
@@ -121,13 +139,28 @@ OnMark(Ptr<const QueueDiscItem> item, const char*)
     }
 }
 
+// Diagnosis (--dtrace): window growth [segments] while open or in disorder, in slow start and in
+// congestion avoidance, and flow-time [s] in each congestion state, summed over flows while measuring.
+double g_growSS = 0, g_growCA = 0;
+double g_stateTime[5] = {0, 0, 0, 0, 0};
+double g_cwndHist[64] = {0};  // flow-time [s] at each whole window [segments] while open or in disorder
+
 void
-CwndChange(int f, uint32_t, uint32_t now)
+CwndChange(int f, uint32_t before, uint32_t now)
 {
     double t = Simulator::Now().GetSeconds();
+    if (g_dtrace.is_open() && t > g_warmup && now > before && g_state[f] <= TcpSocketState::CA_DISORDER)
+    {
+        double grow = double(std::min(now, g_rwnd)) - double(std::min(before, g_rwnd));
+        (before < g_rec[f].ssth * g_segSize ? g_growSS : g_growCA) += grow / g_segSize;
+    }
     if (t > g_warmup)
     {
         g_cwndInt[f] += g_cwndLast[f] * (t - std::max(g_cwndT[f], g_warmup));
+        if (g_dtrace.is_open() && g_state[f] <= TcpSocketState::CA_DISORDER)
+        {
+            g_cwndHist[std::min(63, int(g_cwndLast[f]))] += t - std::max(g_cwndT[f], g_warmup);
+        }
     }
     g_cwndLast[f] = double(std::min(now, g_rwnd)) / g_segSize;
     g_cwndT[f] = t;
@@ -140,6 +173,10 @@ CongStateChange(int f, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongSt
     if (g_state[f] == TcpSocketState::CA_LOSS && t > g_warmup)
     {
         g_lossTime[f] += t - std::max(g_stateT[f], g_warmup);
+    }
+    if (t > g_warmup)
+    {
+        g_stateTime[g_state[f]] += t - std::max(g_stateT[f], g_warmup);
     }
     if (now == TcpSocketState::CA_RECOVERY && g_state[f] != TcpSocketState::CA_RECOVERY && Measuring())
     {
@@ -181,11 +218,27 @@ PipeChange(int f, uint32_t, uint32_t now)
 }
 
 void
-TxTrace(int f, Ptr<const Packet> p, const TcpHeader&, Ptr<const TcpSocketBase>)
+TxTrace(int f, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
 {
+    if (p->GetSize() > 0 && !g_highSeq.empty())
+    {
+        uint32_t seq = h.GetSequenceNumber().GetValue();
+        if (seq + p->GetSize() <= g_highSeq[f])
+        {
+            g_resent[f].insert(seq);
+        }
+        g_highSeq[f] = std::max(g_highSeq[f], seq + p->GetSize());
+    }
     if (p->GetSize() > 0 && Measuring())
     {
         g_txData[f]++;
+        if (g_txtrace.is_open() && f == g_txFlow)
+        {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "%.6f,%u,%.3f,%d\n", Simulator::Now().GetSeconds(),
+                          h.GetSequenceNumber().GetValue(), g_cwndLast[f], int(g_state[f]));
+            g_txtrace << buf;
+        }
     }
     if (p->GetSize() > 0 && g_state[f] == TcpSocketState::CA_RECOVERY && !g_rec.empty())
     {
@@ -281,7 +334,7 @@ Hook(int f)
     tcp->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndChange, f));
     tcp->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongStateChange, f));
     tcp->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TxTrace, f));
-    if (g_rtrace.is_open())
+    if (!g_rec.empty())
     {
         tcp->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&SsthChange, f));
         tcp->TraceConnectWithoutContext("BytesInFlight", MakeBoundCallback(&PipeChange, f));
@@ -402,7 +455,7 @@ main(int argc, char* argv[])
     std::string recovery = "prr";
     bool pacing = false;
     uint32_t delAck = 2;
-    std::string qtrace, flowFile, atrace, rtrace;
+    std::string qtrace, flowFile, atrace, rtrace, dtrace, txtrace;
 
     CommandLine cmd;
     cmd.AddValue("n", "flows", n);
@@ -433,6 +486,9 @@ main(int argc, char* argv[])
     cmd.AddValue("flowFile", "file for per-flow statistics", flowFile);
     cmd.AddValue("atrace", "file for every arrival at the bottleneck (diagnosis)", atrace);
     cmd.AddValue("rtrace", "file for every fast recovery (diagnosis)", rtrace);
+    cmd.AddValue("dtrace", "file for every drop at the bottleneck (diagnosis)", dtrace);
+    cmd.AddValue("txtrace", "file for every data segment one flow sends (diagnosis)", txtrace);
+    cmd.AddValue("txflow", "the flow --txtrace follows", g_txFlow);
     cmd.Parse(argc, argv);
 
     g_warmup = warmup;
@@ -563,6 +619,19 @@ main(int argc, char* argv[])
     g_stateT.assign(n, 0);
     g_lossTime.assign(n, 0);
     g_rxAtWarmup.assign(n, 0);
+    if (!txtrace.empty())
+    {
+        g_txtrace.open(txtrace);
+        g_txtrace << "time_s,seq,cwnd,state\n";
+    }
+    if (!dtrace.empty())
+    {
+        g_dtrace.open(dtrace);
+        g_dtrace << "time_s,flow,seq,retransmission,cwnd,state\n";
+        g_highSeq.assign(n, 0);
+        g_resent.assign(n, std::set<uint32_t>());
+        g_rec.assign(n, Recovery());  // (ssthresh: slow start or congestion avoidance)
+    }
     if (!rtrace.empty())
     {
         g_rtrace.open(rtrace);
@@ -697,6 +766,17 @@ main(int argc, char* argv[])
                << g_marks[f] << "," << g_rto[f] << "," << g_rtoFirst[f] << "," << g_recov[f] << ","
                << g_cwndInt[f] / T << "," << g_lossTime[f] / T << "\n";
         }
+    }
+    if (g_dtrace.is_open())
+    {
+        std::fprintf(stderr, "growth_ss %.1f growth_ca %.1f state_time %.1f %.1f %.1f %.1f %.1f\n", g_growSS, g_growCA,
+                     g_stateTime[0], g_stateTime[1], g_stateTime[2], g_stateTime[3], g_stateTime[4]);
+        std::fprintf(stderr, "cwnd_hist");
+        for (double h : g_cwndHist)
+        {
+            std::fprintf(stderr, " %.2f", h);
+        }
+        std::fprintf(stderr, "\n");
     }
     Simulator::Destroy();
     return 0;

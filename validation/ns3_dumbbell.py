@@ -75,7 +75,14 @@ tables ship as ``tcpmodels.data.table('ns3_*')``; generalised to other links):
   queue's packets before it, RED's average after its update, the outcome) and
   ``one --rtrace F`` (every fast recovery: entry and exit times, the window
   and BytesInFlight at entry, ssthresh, the window before the exit, the data
-  segments sent in it).
+  segments sent in it); ``one --dtrace F`` (every drop at the bottleneck
+  while measuring: time, flow, sequence number, whether the segment was sent
+  before, the flow's window and congestion state; on stderr, the windows'
+  growth in slow start and congestion avoidance while open or in disorder,
+  the flow-time in each congestion state and a histogram of the flow-time at
+  each whole window while open or in disorder, all summed over the flows) and
+  ``one --txtrace F --txflow I`` (every data segment flow I hands to IP while
+  measuring: time, sequence number, window, state).
 * Files: ns3_grid.csv (the grid, seed 1, and seed 2 on the rows that looked
   off), ns3_check.csv (seven reference rows re-run), ns3_few_fast.csv (one
   to three flows, receive window 4 BDP with window scaling, drop-tail of
@@ -170,8 +177,9 @@ def run(cfg, *extra):
     if not BINARY.exists():
         sys.exit("build first: ns3_dumbbell.py --ns3 VENV build")
     t0 = time.time()
-    out = subprocess.run([str(BINARY), *cfg.args(), *extra], check=True, capture_output=True, text=True).stdout
-    stats = json.loads(out.strip().splitlines()[-1])
+    done = subprocess.run([str(BINARY), *cfg.args(), *extra], check=True, capture_output=True, text=True)
+    sys.stderr.write(done.stderr)  # (--dtrace's summary)
+    stats = json.loads(done.stdout.strip().splitlines()[-1])
     row = dataclasses.asdict(cfg)
     row["limit"] = cfg.limit or (int(-(-4 * cfg.max_th // 1)) if cfg.queue == "red" else cfg.limit)
     row.update(stats)
@@ -288,6 +296,9 @@ def main(argv=None):
     o.add_argument("--qtrace")
     o.add_argument("--atrace", help="every arrival at the bottleneck: queue disc, device queue, RED average, outcome")
     o.add_argument("--rtrace", help="every fast recovery: entry, exit, window and pipe at entry, ssthresh, sent")
+    o.add_argument("--dtrace", help="every drop: flow, sequence number, retransmission or not, window, state")
+    o.add_argument("--txtrace", help="every data segment flow --txflow sends: time, sequence number, window, state")
+    o.add_argument("--txflow", type=int, default=0, help="the flow --txtrace follows")
     o.add_argument("--pacing", action="store_true", help="ns-3 TCP pacing (diagnosis only)")
     o.add_argument("--del-ack", type=int, default=2, help="segments per ACK (diagnosis only; 2 is the set-up)")
     a = ap.parse_args(argv)
@@ -316,7 +327,8 @@ def main(argv=None):
         return
     kw = {f.name: getattr(a, f.name) for f in dataclasses.fields(Config) if f.name != "name"}
     extra = ([f"--flowFile={a.flow_file}"] if a.flow_file else []) + ([f"--qtrace={a.qtrace}"] if a.qtrace else [])
-    extra += [f"--{k}={v}" for k, v in (("atrace", a.atrace), ("rtrace", a.rtrace)) if v]
+    extra += [f"--{k}={v}" for k, v in (("atrace", a.atrace), ("rtrace", a.rtrace), ("dtrace", a.dtrace),
+                                        ("txtrace", a.txtrace)) if v] + [f"--txflow={a.txflow}"]
     extra += (["--pacing=1"] if a.pacing else []) + [f"--delAck={a.del_ack}"]
     print(json.dumps(run(Config("one", **kw), *extra)))
 
