@@ -234,7 +234,7 @@ class AckRing:
         if self.refilling:  # a restart's first packet (its flow's only one this step: the window is 1)
             gap |= self.refills[sending]
             self.refills[sending] = False
-            self.refilling = bool(self.refills.any())
+            self.refilling = np.count_nonzero(self.refills) > 0  # (``any`` has a Python wrapper: 3x the cost)
         return gap
 
     def _member(self, sending, j):

@@ -189,12 +189,16 @@ class Flows:
 
     def per_scenario(self, j):
         """How many of the (sorted) flows ``j`` each scenario has."""
+        if self.S == 1:
+            return np.array([j.size])
         # A search, not a gather (and a slice, not np.diff, whose Python wrapper costs more).
         at = j.searchsorted(self.edges)
         return at[1:] - at[:-1]
 
     def qdelay(self, j):
-        """The queueing delay flows ``j`` meet now [s]."""
+        """The queueing delay flows ``j`` meet now [s] (one float for a lone scenario's: it broadcasts)."""
+        if self.S == 1:
+            return self.q[0] / self.capacity[0]
         s = self.scen[j]
         return self.q[s] / self.capacity[s]
 

@@ -326,8 +326,9 @@ class Sender:
         arr[j] -= dj
         f.dropped[j] += dj
         st = f.state[j]
-        holes = dj.astype(float)  # the lost packets that are not retransmissions
         r = (st == RECOVERY).nonzero()[0]
+        # The lost packets that are not retransmissions (read where retransmissions are lost or holes kept).
+        holes = dj.astype(float) if r.size or f.holes is not None else None
         if r.size:
             # A dropped retransmission can only be repaired by the timer.
             jr = j[r]
@@ -352,7 +353,7 @@ class Sender:
         behind = np.floor((arr[jp] + 1) * lead)  # the step's survivors after it
         self.ring.first_lost(jp, djp, behind)
         after = f.backlog[jp] + behind + djp
-        first = o[i]
+        first = slice(None) if f.holes is None else o[i]  # (without holes, only a flow in OPEN is placed)
         jo = jp[first]
         f.state[jo] = PENDING
         f.drop_mark[jo] = f.dropped[jo] - djp[first]
@@ -623,11 +624,12 @@ class Sender:
     def rto(self, j):
         """RFC 6298's retransmission time-out of flows ``j``, backed off [s]."""
         f = self.f
-        s = f.scen[j]
+        s = 0 if f.S == 1 else f.scen[j]  # (a lone scenario's estimate is one float: it broadcasts)
         srtt = f.prop[j] + self.srtt_q[s]
         rto = np.maximum(self.min_rto[j], srtt + np.maximum(self.gran[j], 4 * self.rttvar_q[s]))
-        # A new connection keeps the initial RTO until its first ACK (RFC 6298 2.1; finite transfers).
-        rto = np.where(f.acked[j] > f.conn_acked[j], rto, f.conn_rto[j])
+        if f.target is not None:
+            # A new connection keeps the initial RTO until its first ACK (RFC 6298 2.1; finite transfers).
+            rto = np.where(f.acked[j] > f.conn_acked[j], rto, f.conn_rto[j])
         return np.minimum(rto * f.backoff[j], self.max_rto[j])
 
     def update_rtt(self, qdelay, k):
