@@ -324,7 +324,7 @@ class _Engine:
         # (x.nonzero()[0], not np.flatnonzero(x): a step makes a few hundred numpy
         # calls, and at one scenario their Python wrappers cost as much as the work;
         # a bool mask is several times faster to scan than floats.)
-        step.sending = (arr > 0).nonzero()[0]
+        step.sending = (arr > 0.0).nonzero()[0]
         # Each sender's scenario (`sending` is sorted): cheaper than a gather.
         step.owner = np.repeat(np.arange(S), self.flows.per_scenario(step.sending)) if S > 1 else None
         step.link = step.link_total = None

@@ -201,7 +201,7 @@ class Sender:
 
     def reduced(self, j):
         """The window after a congestion signal: FlightSize / 2 (the window was full), at least 2."""
-        return np.maximum(np.floor(self.f.cwnd[j]) / 2, 2.0)
+        return np.maximum(np.floor(self.f.cwnd[j]) / 2.0, 2.0)
 
     def reduced_on_loss(self, j):
         """The window after a fast retransmit (RFC 5681: FlightSize / 2, see ``reduced``)."""
@@ -294,8 +294,8 @@ class Sender:
             # here at once rather than over the extra round trips it takes.
             j = deciding
             after = f.sent[j] - f.sent_mark[j]
-            chain = after - (f.dropped[j] - f.drop_mark[j] - 1) >= 1
-            base = np.maximum(np.minimum(room[j], np.floor(f.cwnd[j]) - 1 - after), 0.0)
+            chain = after - (f.dropped[j] - f.drop_mark[j] - 1.0) >= 1.0
+            base = np.maximum(np.minimum(room[j], np.floor(f.cwnd[j]) - 1.0 - after), 0.0)
             room[j] = base + self.limited[j] * chain  # RFC 3042 lets these exceed cwnd
         np.maximum(room, 0.0, out=room)
         f.inflight += room
@@ -313,7 +313,7 @@ class Sender:
             f.backlog[:] = 0.0
         # Retransmissions lead the access queue; only fast recovery needs to know
         # whether one was dropped (elsewhere a lost packet is just a new loss).
-        self.retx = (f.retx_pending > 0).nonzero()[0] if self.tracks_retransmissions else ()
+        self.retx = (f.retx_pending > 0.0).nonzero()[0] if self.tracks_retransmissions else ()
         if len(self.retx):
             self.retx_arr = np.minimum(arr[self.retx], f.retx_pending[self.retx])
             f.retx_pending[self.retx] -= self.retx_arr
@@ -347,10 +347,10 @@ class Sender:
         # (the first of d drops sits at a Beta(1, d) fraction of the step's packets;
         # exact for one drop: uniform on 0 .. a-1 survivors after it).
         lead = draws.flow_uniform(site.LEAD, jp)
-        multi = (djp > 1).nonzero()[0]  # (a power only where it is not the identity)
+        multi = (djp > 1.0).nonzero()[0]  # (a power only where it is not the identity)
         if multi.size:
             lead[multi] **= 1 / djp[multi]
-        behind = np.floor((arr[jp] + 1) * lead)  # the step's survivors after it
+        behind = np.floor((arr[jp] + 1.0) * lead)  # the step's survivors after it
         self.ring.first_lost(jp, djp, behind)
         after = f.backlog[jp] + behind + djp
         first = slice(None) if f.holes is None else o[i]  # (without holes, only a flow in OPEN is placed)
@@ -544,10 +544,10 @@ class Sender:
         """
         f = self.f
         lost = f.dropped[j] - f.drop_mark[j]
-        delivered_after = (f.sent[j] - f.sent_mark[j]) - (lost - 1)
+        delivered_after = (f.sent[j] - f.sent_mark[j]) - (lost - 1.0)
         fr = delivered_after >= self.dupthresh[j]
         if self.one_hole:  # (a mixed population runs this per group, each with its own flag)
-            fr &= lost <= 1  # a second loss in the window: a time-out
+            fr &= lost <= 1.0  # a second loss in the window: a time-out
         if self.events is not None:
             self.events.append((j, now, f.cwnd[j], lost))
         to = j[~fr]
@@ -626,7 +626,7 @@ class Sender:
         f = self.f
         s = 0 if f.S == 1 else f.scen[j]  # (a lone scenario's estimate is one float: it broadcasts)
         srtt = f.prop[j] + self.srtt_q[s]
-        rto = np.maximum(self.min_rto[j], srtt + np.maximum(self.gran[j], 4 * self.rttvar_q[s]))
+        rto = np.maximum(self.min_rto[j], srtt + np.maximum(self.gran[j], 4.0 * self.rttvar_q[s]))
         if f.target is not None:
             # A new connection keeps the initial RTO until its first ACK (RFC 6298 2.1; finite transfers).
             rto = np.where(f.acked[j] > f.conn_acked[j], rto, f.conn_rto[j])
@@ -649,7 +649,7 @@ class Sender:
         f = self.f
         # Back off only if nothing was ACKed since the last time-out.
         again = f.acked[j] == f.acked_at_rto[j]
-        f.backoff[j] = np.where(again, np.minimum(f.backoff[j] * 2, 64.0), 1.0)
+        f.backoff[j] = np.where(again, np.minimum(f.backoff[j] * 2.0, 64.0), 1.0)
         f.t_next[j] = np.maximum(base + self.rto(j), now + self.dt)
         # FlightSize / 2: the full window, or the lone retransmission on a back-off.
         f.ssthresh[j] = np.where(again, 2.0, self.reduced(j))
