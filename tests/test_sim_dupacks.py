@@ -203,7 +203,7 @@ def test_a_hole_near_the_window_tail_is_retransmitted_once_found_lost():
     # after it in the window; fast retransmit repairs the first only, and the
     # recovery point waits for the second.
     e, f, j = _two_holes()
-    rtt = f.prop[0] + f.qdelay(j)[0]
+    rtt = (f.prop[j] + f.qdelay(j))[0]
     assert f.state[0] == RECOVERY and f.retx_pending[0] == 1.0 and f.holes_below[0] == 1.0
     assert f.t_next[0] == pytest.approx(1.0 + rtt)
     # The first retransmission's ACK is a partial ACK that stops at the hole:
