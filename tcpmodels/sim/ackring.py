@@ -128,12 +128,19 @@ class AckRing:
 
     def _back(self, ahead, late, u, spread):
         """Steps ahead to the row that the ACK of a packet at the draw ``u``'s place among its flow's falls in."""
-        split = ahead + (u < late)
-        if spread is None:
-            return split
+        if type(spread) is float:
+            return self._spread_back(ahead, late, u, spread)
+        back = ahead + (u < late)
+        if spread is not None:
+            wide = (spread > 1.0).nonzero()[0]  # (a batch's other flows are split: no spread rows for them)
+            if wide.size:
+                back[wide] = self._spread_back(ahead[wide], late[wide], u[wide], spread[wide])
+        return back
+
+    def _spread_back(self, ahead, late, u, spread):
+        """``_back`` for flows whose ACKs are spread over ``spread`` > 1 steps (see ``_spread``)."""
         first, after = self._shares(ahead, late, spread)
-        spread_back = first + (after > u[:, None]).sum(axis=1)
-        return spread_back if type(spread) is float else np.where(spread > 1.0, spread_back, split)
+        return first + (after > u[:, None]).sum(axis=1)
 
     def _split(self, sending, packets, ahead, late, u):
         """ACKs split between ``ahead`` and ``ahead + 1`` steps, ``late`` of them later."""
