@@ -98,6 +98,16 @@ class Sender:
         self._cwr = np.zeros(N, dtype=bool)  # an ECN reduction's round trip without growth
         self._recovering = np.empty(N, dtype=bool)  # (reduce_proportionally's scan)
 
+    @property
+    def limited(self):
+        """Packets each flow may send beyond its window before fast retransmit (limited transmit, SACK)."""
+        return self._limited
+
+    @limited.setter
+    def limited(self, value):
+        self._limited = value
+        self.any_limited = bool(value.any())  # (else ``send`` skips the chain that would add nothing)
+
     def own(self, mask):
         """The flows where the boolean ``mask`` holds, among this sender's own, as indices (``mask`` is consumed)."""
         if self.mine is not None:
@@ -294,9 +304,11 @@ class Sender:
             # here at once rather than over the extra round trips it takes.
             j = deciding
             after = f.sent[j] - f.sent_mark[j]
-            chain = after - (f.dropped[j] - f.drop_mark[j] - 1.0) >= 1.0
             base = np.maximum(np.minimum(room[j], np.floor(f.cwnd[j]) - 1.0 - after), 0.0)
-            room[j] = base + self.limited[j] * chain  # RFC 3042 lets these exceed cwnd
+            if self.any_limited:
+                chain = after - (f.dropped[j] - f.drop_mark[j] - 1.0) >= 1.0
+                base += self.limited[j] * chain  # RFC 3042 lets these exceed cwnd
+            room[j] = base
         np.maximum(room, 0.0, out=room)
         f.inflight += room
         f.sent += room
