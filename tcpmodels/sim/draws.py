@@ -51,6 +51,8 @@ _UNIT = 2.0 ** -53
 # Each site's part of the counter; as uint64, a row per site (added to a batch's keys once a step, in ``_start``).
 _SITE_OFFSETS = [((site << _SITE_SHIFT) * _GOLDEN) & _MASK for site in range(16)]
 _SITES = np.array(_SITE_OFFSETS, dtype=np.uint64)[:, None]
+# A lone scenario draws up to this many of a site's uniforms at once in Python (``scalar``), more in numpy.
+FEW_DRAWS = 8
 # As 0-d arrays: numpy takes them faster than its scalars (a call costs more than its work here).
 _G, _M1A, _M2A, _S30, _S27, _S31, _S11 = (np.array(c, dtype=np.uint64) for c in (_GOLDEN, _M1, _M2, 30, 27, 31, 11))
 
@@ -101,9 +103,9 @@ class Draws:
         self._starts = None  # (computed at the step's first counter-based draw: many steps draw none)
 
     def _start(self, site):
-        """Each scenario's counter of draw 0 of ``site`` at this step, times the Weyl increment (S,)."""
+        """Each scenario's counter of draw 0 of ``site`` at this step, times the Weyl increment (S,; 0-d if S == 1)."""
         if self.S == 1:  # (from Python ints: cheaper than the table for a lone scenario's few draws a step)
-            return np.array([(self.now0 + _SITE_OFFSETS[site]) & _MASK], dtype=np.uint64)
+            return np.array((self.now0 + _SITE_OFFSETS[site]) & _MASK, dtype=np.uint64)
         if self._starts is None:
             self._starts = _SITES + (self.keys + np.array(self._offset, dtype=np.uint64))  # (wraps modulo 2^64)
         return self._starts[site]
@@ -164,6 +166,8 @@ class Draws:
     def flow_uniform(self, site, j):
         """One uniform on [0, 1) per flow ``j`` (indices into the batch's flat flows)."""
         if self.S == 1:
+            if j.size <= FEW_DRAWS:  # (a step's few drops: numpy's calls would cost more than their work)
+                return np.array([self.scalar(site, i) for i in j.tolist()])
             return self.uniform(site, j)
         return self.uniform(site, j % self.n, j // self.n)
 

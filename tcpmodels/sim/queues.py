@@ -63,6 +63,7 @@ class _FIFO:
     def __init__(self, scenarios, draws, ecn):
         self.size = len(scenarios)
         self.draws = draws
+        self.ops = _Floats if self.size == 1 else _Arrays  # (the step's sums per scenario: floats for a lone one)
 
     def round_trips(self, prop):
         """Learn the flows' unloaded round trips [s] (propagation and serialization; drop-tail's phases need them)."""
@@ -76,20 +77,27 @@ class _FIFO:
 
     def decide(self, step):
         """The step's drops per scenario (link losses included) and the flows hit, (j, dj) or None."""
-        idle = np.maximum(step.serve - step.q - step.A, 0.0)
         A = step.A if step.link is None else step.A - step.link_total
-        D = self.early_drops(step.q, A, idle, step.serve)
+        D = self.early_drops(step.q, A, self._idle(step), step.serve)
         if self.marking:
             D = self.mark_early(D, step)
         if step.link is not None:
             D = D + step.link_total
         return self.overflow(D, step, None)
 
+    def _idle(self, step):
+        """Each scenario's service the step leaves unused: what its queue and arrivals do not fill [packets]."""
+        ops = self.ops
+        return ops.give(ops.maximum(ops.take(step.serve) - ops.take(step.q) - ops.take(step.A), 0.0))
+
     def overflow(self, D, step, extra):
         """Add the overflow (and RED's hard limit) to ``D`` and choose the victims."""
-        over = np.maximum(np.ceil(step.q + step.A - D - step.serve - step.limit), 0.0)
-        D = D + over
-        return D, (self.victims(D, over, step, extra) if D.any() else None)
+        ops, kept = self.ops, self.ops.take(D)
+        over = ops.maximum(ops.ceil(ops.take(step.q) + ops.take(step.A) - kept - ops.take(step.serve)
+                                    - ops.take(step.limit)), 0.0)
+        total = kept + over
+        D = ops.give(total)
+        return D, (self.victims(D, ops.give(over), step, extra) if ops.any(total) else None)
 
     def victims(self, D, over, step, extra):
         """The flows hit by the drops: uniformly among the arrivals."""
@@ -324,7 +332,7 @@ class _Arrays:
     @staticmethod
     def piece(value, knots):
         """How many of each scenario's knots (a row of ``knots``) lie at or below its value."""
-        return (value[:, None] >= knots).sum(axis=1)
+        return np.add.reduce(value[:, None] >= knots, axis=1)  # (the ufunc: sum's wrapper costs more here)
 
     @staticmethod
     def uniform(draws, which, index):
@@ -376,7 +384,11 @@ class _Floats:
     """
 
     where = staticmethod(lambda cond, yes, no: yes if cond else no)
-    maximum, minimum, abs, any, rint = max, min, abs, bool, round
+    # builtins.max and min's rule (the first unless the second is beyond it),
+    # at a third of their cost: they parse arguments for iterables and keys.
+    maximum = staticmethod(lambda a, b: b if b > a else a)
+    minimum = staticmethod(lambda a, b: b if b < a else a)
+    abs, any, rint = abs, bool, round
     floor, ceil, sqrt = math.floor, math.ceil, math.sqrt
     # numpy's exp, expm1 and log, not math's: they differ in the last bit on a
     # few % of arguments, and a scenario's result must not depend on whether it
@@ -586,9 +598,11 @@ class _REDState(_FIFO):
                     hold, forced, early, count = self._hold(cross, x, a, left, s, rise, forced, early, count)
                     a, left, ended_hot = ops.where(hold, one, a), ops.where(hold, 0.0, left), hold | ended_hot
                 n = ops.where(cross, self._crossing(hot, a - one, r, C, left, dry), left)
-            # Once the queue is dry the average just decays.
-            ramp = ops.minimum(n, dry)
-            a_end = (a + r * ramp + C * ops.expm1(ramp * log_keep)) * ops.exp((n - ramp) * log_keep)
+            # Once the queue is dry the average just decays (where none runs dry, by a factor 1: no call).
+            ramp = n if dry is math.inf else ops.minimum(n, dry)
+            a_end = a + r * ramp + C * ops.expm1(ramp * log_keep)
+            if ramp is not n:
+                a_end = a_end * ops.exp((n - ramp) * log_keep)
             forced = forced + hot * n
             # F&J: a forced drop resets the count (n = 0: a scenario of the batch done with its step).
             count = ops.where(hot & (n > 0), 0.0, count)
@@ -616,8 +630,10 @@ class _REDState(_FIFO):
             early = early + decided
             count = ops.where(ended_hot, count, ops.where(later > 0, after, count))
         # An idle link decays the average as if the packets it could have
-        # sent had arrived to an empty queue (F&J's m).
-        self.avg = ops.give(a * ops.exp(idle * log_keep))
+        # sent had arrived to an empty queue (F&J's m; a busy one, by a factor 1: no call).
+        if ops.any(idle):
+            a = a * ops.exp(idle * log_keep)
+        self.avg = ops.give(a)
         self.count = count
         self.forced = ops.give(forced)
         return ops.give(forced + early)
@@ -776,16 +792,16 @@ class _REDState(_FIFO):
         (The same numbers as the rounds of ``_spaced`` one decision each; the
         draw after the last round's is never made.)
         """
-        scalar = self.draws.scalar
-        inv = 1.0 / max(p, 1e-12)
-        at = max(math.floor(scalar(which, 0) * (1.0 - count * p) * inv) + 1.0, 1.0)
+        scalar, maximum = self.draws.scalar, _Floats.maximum
+        inv = 1.0 / maximum(p, 1e-12)
+        at = maximum(math.floor(scalar(which, 0) * (1.0 - count * p) * inv) + 1.0, 1.0)
         todo = p > 0 and at <= length
         count = count + length if p > 0 or length == 0 else 0.0
         decided = 0
         while todo:
             decided += 1
             count = length - at
-            at = max(at + math.floor(scalar(which, decided) * inv) + 1.0, 1.0)
+            at = at + math.floor(scalar(which, decided) * inv) + 1.0  # (a gap of one arrival at least)
             todo = at <= length
         return decided, count
 
@@ -860,7 +876,6 @@ class _CHOKe(_SharedQueue, _REDState):
 
     def decide(self, step):
         S, n, draws = self.size, step.n, step.draws
-        idle = np.maximum(step.serve - step.q - step.A, 0.0)
         offered = step.arr if step.link is None else step.arr - step.link
         matched, both = self._matches(step, offered)
         from_queue = np.zeros(S)
@@ -875,7 +890,7 @@ class _CHOKe(_SharedQueue, _REDState):
                     from_queue[i // n] += 1.0
         gone = matched.reshape(S, n).sum(axis=1)
         A = step.A - gone if step.link is None else step.A - gone - step.link_total
-        D = self.early_drops(step.q, A, idle, step.serve)
+        D = self.early_drops(step.q, A, self._idle(step), step.serve)
         if self.marking:
             D = self.mark_early(D, step)
         if step.link is not None:
