@@ -195,12 +195,13 @@ class Flows:
         at = j.searchsorted(self.edges)
         return at[1:] - at[:-1]
 
+    def of_scenario(self, values, j):
+        """Each scenario's ``values`` (S,) at its flows ``j``: one value for a lone scenario (it broadcasts)."""
+        return values[0] if self.S == 1 else values[self.scen[j]]
+
     def qdelay(self, j):
-        """The queueing delay flows ``j`` meet now [s] (one float for a lone scenario's: it broadcasts)."""
-        if self.S == 1:
-            return self.q[0] / self.capacity[0]
-        s = self.scen[j]
-        return self.q[s] / self.capacity[s]
+        """The queueing delay flows ``j`` meet now [s] (see ``of_scenario``)."""
+        return self.of_scenario(self.q / self.capacity, j)
 
     def check(self, limit):
         """Assert the per-flow invariants: queue within [0, limit], windows within [1, max], no NaN."""

@@ -636,9 +636,8 @@ class Sender:
     def rto(self, j):
         """RFC 6298's retransmission time-out of flows ``j``, backed off [s]."""
         f = self.f
-        s = 0 if f.S == 1 else f.scen[j]  # (a lone scenario's estimate is one float: it broadcasts)
-        srtt = f.prop[j] + self.srtt_q[s]
-        rto = np.maximum(self.min_rto[j], srtt + np.maximum(self.gran[j], 4.0 * self.rttvar_q[s]))
+        srtt = f.prop[j] + f.of_scenario(self.srtt_q, j)
+        rto = np.maximum(self.min_rto[j], srtt + np.maximum(self.gran[j], 4.0 * f.of_scenario(self.rttvar_q, j)))
         if f.target is not None:
             # A new connection keeps the initial RTO until its first ACK (RFC 6298 2.1; finite transfers).
             rto = np.where(f.acked[j] > f.conn_acked[j], rto, f.conn_rto[j])
