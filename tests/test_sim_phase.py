@@ -13,6 +13,7 @@ from test_sim_prr import _digest
 
 from tcpmodels import sim, units
 from tcpmodels.sim.drops import fifo_drops
+from tcpmodels.sim.queues import _DropTail
 
 
 def test_a_full_fifo_gives_each_freed_place_to_the_first_packet_after_the_departure():
@@ -34,6 +35,25 @@ def test_a_full_fifo_gives_each_freed_place_to_the_first_packet_after_the_depart
     assert lost.tolist() == [True, False, True, True, False]
     alone = fifo_drops(np.full(2, 0.3), None, np.ones(1), np.array([1]), tie[3:])
     assert alone.tolist() == lost[3:].tolist()
+
+
+def test_a_flow_s_packets_folded_onto_one_service_time_take_service_times_of_their_own():
+    # A flow whose access link carries a packet per 2 service times sends two in
+    # a step of 2 (from the credit an idle spell saved): the second, 2 after the
+    # first, folds onto the first's instant, where one would drop the other.  In
+    # ns-3 it comes in the next step's service time, first after its departure as
+    # the first is; here it takes the flow's next service time at the same phase.
+    time, whose = np.array([0.1, 0.1, 0.5, 1.5]), np.array([0, 0, 1, 2])
+    crowded = np.array([True, True, False, False])
+    apart = _DropTail._apart(time, whose, crowded, np.full(4, 2))
+    assert apart.tolist() == [0.1, 1.1, 0.5, 1.5] and time.tolist() == [0.1, 0.1, 0.5, 1.5]
+    # Two drops: folded, the first flow (earliest in the service time) loses one;
+    # apart, the two later flows lose them, as at a full FIFO.
+    assert fifo_drops(time, None, np.full(1, 2.0), np.array([2]), np.array([0.2, 0.4, 0.0, 0.0]))[:2].sum() == 1
+    assert fifo_drops(apart, None, np.full(1, 2.0), np.array([2]), np.zeros(4)).tolist() == [False, False, True, True]
+    # Three packets of one flow in one service time of a step of 3 spread over all three.
+    three = _DropTail._apart(np.full(3, 0.3), np.zeros(3, dtype=np.int64), np.ones(3, dtype=bool), np.full(3, 3))
+    assert sorted(three.tolist()) == pytest.approx([0.3, 1.3, 2.3])
 
 
 def test_a_burst_s_packets_keep_their_spacing_without_a_modulo():

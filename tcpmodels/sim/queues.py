@@ -240,9 +240,43 @@ class _DropTail(_FIFO):
             phase = phase.copy()
             phase[timed] = step.draws.uniform(site.DROP, at, None if owner is None else s[timed])
         # (Past the step's last departure a packet meets the next step's: the step's pattern, wrapped around.)
-        time = np.mod(slot + phase + nth * self.spacing[flow], np.maximum(departures, 1)[s])
+        span = np.maximum(departures, 1)
+        time = np.mod(slot + phase + nth * self.spacing[flow], span[s])
+        room = span[0] if owner is None else span[owner]  # per flow: its step's service times
+        crowded = (count * self.spacing[j] > room) & (self.spacing[j] >= 1.0) & (count <= room)
+        if crowded.any():
+            time = self._apart(time, whose, crowded[whose], span[s])
         tie = step.draws.uniform(site.DROP, place + self.TIE, lanes)
         return time, (None if owner is None else s), rest, departures, tie
+
+    @staticmethod
+    def _apart(time, whose, crowded, span):
+        """A flow's packets in service times of their own, where its access link is no faster than the bottleneck.
+
+        Its access link carries one packet at a time, so two of its packets never
+        come in one service time; but a flow that sends more in a step than its
+        access link carries in one (from the credit an idle spell saved) spills
+        into the next step's, and folding the step's pattern over lays some of
+        those on service times its own packets hold already (at the same
+        instant, where the spacing is a whole number of service times), where
+        one would drop the other.  Such a packet comes instead in the flow's next
+        service time free of its own, at the same phase.  (``crowded`` marks the
+        packets of the flows that spill, each with no more packets than the step
+        has service times.)
+        """
+        i = crowded.nonzero()[0]
+        t, flow, span = time[i], whose[i], span[i]
+        while True:  # (one round where two meet, a few where more do: each round moves the later ones on)
+            order = np.lexsort((t, flow))
+            service = np.floor(t[order])
+            again = np.zeros(i.size, dtype=bool)
+            again[order[1:]] = (flow[order[1:]] == flow[order[:-1]]) & (service[1:] == service[:-1])
+            if not again.any():
+                break
+            t[again] = np.mod(t[again] + 1.0, span[again])
+        time = time.copy()
+        time[i] = t
+        return time
 
 
 class _SharedQueue:
