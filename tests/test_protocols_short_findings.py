@@ -108,30 +108,42 @@ def test_hsiao_fig_2_3_a_longer_rtt_gives_larger_windows():
     assert window[-1] > 2.8
 
 
-def test_hsiao_fig_3_time_outs_fall_as_the_rtt_grows_all_at_the_start():
+def _fig_3_timeouts(warmup=0.0, seeds=range(48)):
+    """Time-outs a run (all 50 flows) at 100, 300 and 500 ms, mean over ``seeds``, counted from ``warmup`` on."""
+    return [np.mean([r.flow_timeouts.sum() for r in sim.simulate(
+        dataclasses.replace(hsiao(sim.NewReno(ecn=True, **ECN_TCP), rtt), warmup=warmup), seeds=seeds)])
+        for rtt in (0.1, 0.3, 0.5)]
+
+
+def test_hsiao_fig_3_time_outs_come_all_at_the_start():
+    # The paper: from four packets up, "most time-outs happen as the flows first
+    # started".  With ECN and limited transmit, windows of 2-3 packets keep the
+    # flows out of time-outs once started: none after the first 20 s (8 seeds).
+    assert _fig_3_timeouts(warmup=20.0, seeds=range(8)) == [0, 0, 0]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Hsiao et al. Fig. 3's fall of the time-outs from 100 to 500 ms is not reproduced: 34.7, 35.2, 34.1 a run "
+    "(48 seeds; standard errors 0.4-0.6) with the receivers' 200 ms delayed-ACK timer racing the next packet "
+    "(AckRing._delay_acks); without delayed ACKs (ns-2's default sink) 41.3, 40.7, 44.9"))
+def test_hsiao_fig_3_time_outs_fall_as_the_rtt_grows():
     # Fig. 3: fewer time-outs at the longer RTT.  Its effect (a few time-outs in
     # 30) is smaller than one run's spread (sd 3-7), so 48 seeds a point: the
-    # standard error of a mean is 0.5-1.0 time-out.
-    rtts, seeds = (0.1, 0.3, 0.5), range(48)
-    timeouts, late = [], []
-    for rtt in rtts:
-        runs = sim.simulate(hsiao(sim.NewReno(ecn=True, **ECN_TCP), rtt), seeds=seeds)
-        timeouts.append(np.mean([r.flow_timeouts.sum() for r in runs]))
-        late.append(sum(r.flow_timeouts.sum() for r in sim.simulate(
-            dataclasses.replace(hsiao(sim.NewReno(ecn=True, **ECN_TCP), rtt), warmup=20.0), seeds=seeds[:8])))
-    # Measured (3819adb and 94e94b5, 96 seeds; 100, 200, 300, 400, 500 ms): 33.1, 29.6, 29.2,
-    # 28.2, 28.4 time-outs a run (standard errors 0.3-0.4), none after the first
-    # 20 s (bb89f7d: 32.6, 29.3, 27.4, 26.4, 28.6).  The fall is the paper's from
-    # 100 to 400 ms; at 500 ms the start-up's slow-start overshoot costs about as
-    # many as at 400 ms, still fewer than at 100 ms.  With ECN and limited transmit, windows of 2-3 packets keep the
-    # flows out of time-outs once started (the paper: from four packets up,
-    # "most time-outs happen as the flows first started"; its Fig. 3 has more
-    # at the smaller windows).
-    # Differences of 3.9 and 4.6 time-outs (96 seeds, 94e94b5; 4.7 on 3819adb; 3.4 and 3.9 at the test's
-    # 48) against standard errors of their differences near 1 at 48 seeds: a
-    # margin of 1.5 keeps 2-3 of them.
+    # standard error of a mean is 0.5-1.0 time-out.  All are the start-up's
+    # slow-start overshoot (above).  Measured before the receivers' timer raced
+    # the next packet (3819adb and 94e94b5, 96 seeds; 100, 200, 300, 400, 500 ms):
+    # 33.1, 29.6, 29.2, 28.2, 28.4 time-outs a run, differences of 3.9 and 4.6
+    # between 100 ms and 300 / 500 ms (3.4 and 3.9 at the test's 48 seeds,
+    # 1e44118: 32.6, 29.2, 28.7).  That fall came from a fault: a packet held
+    # for its ACK paired with the flow's next one however late that came, so at
+    # round trips beyond the 200 ms timer a slow start's lone ACKs came with the
+    # next window instead of by the timer, and each grew the window by half an
+    # ACK's; the longer the round trip, the slower the start and the smaller its
+    # overshoot.  With the race run (AckRing._delay_acks), the start grows per ACK as ns-3's
+    # does at every round trip, and the overshoot no longer shrinks with it.
+    # Margin 1.5: the standard error of a difference is near 1 at 48 seeds.
+    timeouts = _fig_3_timeouts()
     assert timeouts[1] < timeouts[0] - 1.5 and timeouts[2] < timeouts[0] - 1.5
-    assert late == [0, 0, 0]
 
 
 def test_hsiao_fig_7_9_sdc_keeps_larger_windows_and_short_transfers_faster_with_a_small_buffer():

@@ -1,8 +1,13 @@
-"""The receiver ACKs at once every packet above a hole and the one that fills it (RFC 5681 4.2; issue 12)."""
+"""The receiver's delayed ACKs: at once for every packet above a hole and the one that fills it, by its timer
+for a packet held longer (RFC 5681 4.2, RFC 1122 4.2.3.2; issue 12)."""
 
 import numpy as np
+import pytest
 
+from tcpmodels import sim
 from tcpmodels.sim.ackring import AckRing
+from tcpmodels.sim.engine import _Engine
+from tcpmodels.sim.flows import OPEN
 
 FLOWS = np.arange(2)
 
@@ -107,3 +112,45 @@ def test_a_step_whose_packets_were_all_lost_does_not_restart_the_delayed_ack_tim
     assert list(ring.held) == [1.0, 1.0]
     assert ring.held_due[0] == due[0]  # still timed from its held packet's arrival
     assert ring.held_due[1] == due[1] + 3  # timed from the packet it holds now, 3 steps later
+
+
+def test_a_packet_that_comes_after_the_timer_finds_nothing_held():
+    # Both flows' receivers hold a packet from step 1; the timer (10 steps) would
+    # send its ACK back at step 1 + 2 + 10 = 13.  Flow 0's next packet is back at
+    # step 7, before that: the two go as one ACK.  Flow 1's is back at step 14,
+    # after it: the held packet's ACK went alone at 13 and the new one is held.
+    ring = _ring()
+    _deliver(ring, 1, [1, 1])
+    assert list(ring.held) == [1.0, 1.0] and list(ring.held_due) == [13, 13]
+    assert list(_deliver(ring, 5, [1, 0])) == [2.0, 0.0]
+    assert list(_deliver(ring, 12, [0, 1])) == [0.0, 1.0]  # flow 1: the held packet's lone ACK (due at 13)
+    assert list(ring.held) == [0.0, 1.0] and ring.held_due[1] == 24
+    row = ring.take(13)
+    assert row[1] == 1.0 and ring.lone.tolist() == [1]
+    row[:] = 0.0
+    assert ring.take(14)[1] == 0.0 and ring.lone is None
+    assert ring.take(24)[1] == 1.0 and ring.lone.tolist() == [1]
+
+
+def test_a_timed_out_held_packet_is_forgotten_with_its_flow_s_acks():
+    ring = _ring()
+    _deliver(ring, 1, [1, 1])
+    _deliver(ring, 12, [1, 1])  # both held packets time out (lone ACKs due at 13)
+    ring.forget(np.array([0]))  # flow 0 times out: none of its ACKs is due any more
+    assert list(ring.take(13)) == [0.0, 1.0] and ring.lone.tolist() == [1]
+
+
+@pytest.mark.parametrize("lone", [False, True])
+def test_windows_grow_per_ack_and_a_timer_s_ack_is_one(lone):
+    # Congestion avoidance grows a window by 1/cwnd per ACK (RFC 5681 3.1,
+    # ns-3's TcpNewReno): with delayed ACKs, two packets' ACK or the timer's ACK of one.
+    s = sim.Scenario(n_flows=1, bandwidth=10e6, rtt=0.1, queue=sim.DropTail(buffer=100), duration=1.0, warmup=0.0)
+    e = _Engine([s], False)
+    f, ring = e.flows, e.ring
+    f.state[0], f.cwnd[0], f.ssthresh[0], f.grow[0], f.inflight[0] = OPEN, 8.0, 4.0, 0.5, 8.0
+    if lone:
+        ring.held[0], ring.held_due[0] = 1.0, 5
+    else:
+        ring.rows2[5 % ring.L, 0] = 2.0
+    e.sender.on_acks(ring.take(5), True)
+    assert f.cwnd[0] == pytest.approx(8.0 + 1 / 8) and f.inflight[0] == (7.0 if lone else 6.0)

@@ -52,9 +52,13 @@ class AckRing:
         # The step the held packet's timer ACK reaches the sender (set where a
         # packet comes to be held; it matters only while one is).
         self.held_due = np.full(flows, -1, dtype=np.int64)
+        self.held_timer = np.zeros(flows)  # the same, unrounded [steps]
         # The receiver's holes: packets of the flow lost and not yet repaired (see ``lost``).
         self.holes = np.zeros(flows, dtype=real)
         self.filled = None  # flows whose last hole a retransmission filled this step
+        self.lone = None  # the flows whose held packet's ACK the timer sent alone, reaching them this step
+        # Beside the ring: which of its ACKs the timer sent alone (those of held packets a later one timed out).
+        self.lone_rows = np.zeros((length, flows), dtype=bool)
         self.ahead = None  # flows whose first hole opened this step behind all of the step's packets
         self._among = np.zeros(flows, dtype=bool)  # (``_member``'s scratch, all False between calls)
         # Flows whose receiver holds data above a hole that their go-back-N restart's first packet fills.
@@ -64,14 +68,22 @@ class AckRing:
     def take(self, k):
         """The row of ACKs due at step ``k`` (the caller empties it once used)."""
         self.k = k
-        self.filled = self.ahead = None
+        self.filled = self.ahead = self.lone = None
         row = self.rows2[k % self.L]
         if self.delaying:
             # Receivers whose timer fires: no packet came to take the held one's ACK along.
             fired = (self.held_due == k).nonzero()[0]
+            fired = fired[self.held[fired] > 0.0]  # (a due step outlives the packet its flow paired since)
             if fired.size:
-                row[fired] += self.held[fired]
+                row[fired] += 1.0
                 self.held[fired] = 0.0
+            lone = self.lone_rows[k % self.L]
+            timed = lone.nonzero()[0]
+            if timed.size:
+                lone[timed] = False
+                fired = np.concatenate((fired, timed))
+            if fired.size:
+                self.lone = fired
         return row
 
     def insert(self, sending, packets, propagation, queueing, u, spread=None, asked=None):
@@ -98,7 +110,7 @@ class AckRing:
         ahead = delay.astype(np.int64)
         late = delay - ahead  # the share of the ACKs due one step later
         if self.delaying:
-            packets = self._delay_acks(sending, packets, delay + u)
+            packets = self._delay_acks(sending, packets, delay, u)
         k = self.k
         if asked is None:
             back = self._back(ahead, late, u, spread) + k
@@ -252,15 +264,26 @@ class AckRing:
         among[j] = False
         return inside
 
-    def _delay_acks(self, sending, packets, back):
+    def _delay_acks(self, sending, packets, delay, u):
         """Delayed ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2): the receiver ACKs every second packet.
 
         An odd packet's ACK waits for the next packet, or for the receiver's
-        timer (``hold_steps`` after it would have come back, ``back`` steps
-        ahead, rounded stochastically with it; see ``take``).  Returns the
-        packets ACKed with this step's.
+        timer (``hold_steps`` after it would have come back, ``delay`` steps
+        ahead, rounded stochastically by ``u``; see ``take``), whichever comes
+        first: a packet that comes after the timer finds nothing held.  The race
+        is run on the unrounded times, so that its outcome does not move with
+        the step.  Returns the packets ACKed with this step's.
         """
-        total = self.held[sending] + packets
+        held = self.held[sending]
+        h = held.nonzero()[0]
+        # Those that hold one: the timer may have sent its ACK before this step's packets came.  (Where none
+        # came, the ACK timed out now goes at the timer's step as it would from ``take``.)
+        if h.size:
+            late = h[self.held_timer[sending[h]] <= delay[h] + self.k]
+            if late.size:
+                self._time_out_held(sending[late])
+                held[late] = 0.0
+        total = held + packets
         # The parity of the whole packet count, as fmod(total, 2) gives it, in
         # four in-place passes (fmod costs ten times as much).
         odd = total * 0.5
@@ -276,8 +299,25 @@ class AckRing:
         # were all lost brought the receiver nothing to restart it.  (Set only
         # where a packet is now held: no other flow's is read before it is set anew.)
         got = ((packets > 0.0) & (odd > 0.0)).nonzero()[0]
-        self.held_due[sending[got]] = (back[got] + self.hold_steps).astype(np.int64) + self.k
+        timer, at = delay[got] + (self.hold_steps + self.k), sending[got]
+        self.held_timer[at] = timer
+        self.held_due[at] = (timer + u[got]).astype(np.int64)
         return total - odd
+
+    def _time_out_held(self, j):
+        """Flows ``j``'s held packets time out before their next packets arrive: their ACKs go alone.
+
+        The receiver's timer runs from the held packet's arrival; a packet
+        that comes later than the timer (its ACK due back at or after the
+        timer's) finds nothing held and is paired anew.  The held packet's
+        ACK reaches the sender at its timer's step, ``held_due``, which the
+        ring reaches: it is due before the later packet's.
+        """
+        due = self.held_due[j]
+        self.rows2[due % self.L, j] += 1.0
+        self.lone_rows[due % self.L, j] = True
+        self.until[j] = np.maximum(self.until[j], due + 1)
+        self.held[j] = 0.0
 
     def forget(self, j, restart=False):
         """Drop every ACK still due to flows ``j`` (a go-back-N ``restart``: their receivers keep their data)."""
@@ -285,6 +325,7 @@ class AckRing:
         live = j[self.until[j] > self.k]
         if live.size:
             self.rows2[:, live] = 0.0
+            self.lone_rows[:, live] = False
         if restart and self.delaying:
             # Go-back-N: the first retransmission fills the first hole (RFC 5681
             # 4.2, ns-3's ReceivedData: a packet that fills a gap is ACKed at once,

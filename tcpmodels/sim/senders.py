@@ -122,12 +122,26 @@ class Sender:
         if check:
             assert (f.inflight >= -1e-9).all(), "more ACKs than packets in flight"
         f.acked += acks
-        self.increase(acks)
+        self.increase(acks if self.ring.lone is None else self._acks_counted(acks))
         if f.holes is not None:
             self._retransmit_found(self.ring.k * self.dt)
         if self.prr is not None:
             self.reduce_proportionally(acks)
         acks[:] = 0.0
+
+    def _acks_counted(self, acks):
+        """The step's ACKs as the windows count them: a packet whose ACK came alone counts as two.
+
+        Windows grow per ACK (RFC 5681 3.1; ns-3's ``IncreaseWindow`` takes one
+        ACK at a time), and with delayed ACKs an ACK covers two packets: the
+        growth per packet ACKed (``grow``) is half an ACK's.  A held packet
+        whose ACK the receiver's timer sent (``AckRing.take``) is one ACK for
+        one packet: counted as two packets, it grows the window by a whole ACK's.
+        """
+        counted = acks.copy()
+        # (A flow with two lone ACKs in one step, which takes a timer shorter than the step, counts one.)
+        counted[self.ring.lone] += 1.0
+        return counted
 
     def increase(self, acks):
         """Grow the windows: slow start +1/2 per packet ACKed; congestion avoidance 1/cwnd of that."""
