@@ -53,7 +53,7 @@ def reference_rows():
             queue = sim.RED(min_th=5, max_th=float(more["max_th"][i]), max_p=float(more["max_p"][i]),
                             weight=0.002, gentle=bool(int(more["gentle"][i])), ecn=ecn, buffer=int(more["limit"][i]))
         out[f"{more['sweep'][i]}-N{n}"] = (ns3_scenario(n, queue, ecn), more, i)
-    columns = ("drop_rate", "avg_queue", "timeouts_per_packet", "avg_cwnd")
+    columns = ("drop_rate", "avg_queue", "timeouts_per_packet", "avg_cwnd", "jain")
     return {key: (s, {c: float(t[c][i]) for c in columns}) for key, (s, t, i) in out.items()}
 
 
