@@ -23,8 +23,10 @@ time the queue takes to drain where that is shorter, unless chosen; see
   that outnumber its service leave, in FIFO order, over their longer service
   time, and their ACKs come back spread over it.  With delayed ACKs the
   receiver ACKs every second packet and holds an odd one's ACK until the next
-  packet or its 200 ms timer; ACKs free the window and grow it by 1/2 per
-  ACKed packet in slow start and 1/(2 cwnd) in congestion avoidance.
+  packet or its 200 ms timer, whichever comes first; ACKs free the window and
+  grow it per ACK, by 1 in slow start and 1/cwnd in congestion avoidance (1/2
+  and 1/(2 cwnd) per packet where an ACK covers two, the timer's lone ACK as
+  much as a pair's; the ACKs sent at once above a hole still count per packet).
 * A drop puts the flow into "loss pending": one RTT later, when the duplicate
   ACKs would have returned, it fast-retransmits if at least
   ``dupack_threshold`` packets sent after the lost one survived (with SACK
