@@ -241,11 +241,12 @@ class _DropTail(_FIFO):
             phase[timed] = step.draws.uniform(site.DROP, at, None if owner is None else s[timed])
         # (Past the step's last departure a packet meets the next step's: the step's pattern, wrapped around.)
         span = np.maximum(departures, 1)
-        time = np.mod(slot + phase + nth * self.spacing[flow], span[s])
-        room = span[0] if owner is None else span[owner]  # per flow: its step's service times
+        span_of = span[s]  # per packet: its step's service times
+        time = np.mod(slot + phase + nth * self.spacing[flow], span_of)
+        room = span[0] if owner is None else span[owner]  # per flow
         crowded = (count * self.spacing[j] > room) & (self.spacing[j] >= 1.0) & (count <= room)
         if crowded.any():
-            time = self._apart(time, whose, crowded[whose], span[s])
+            time = self._apart(time, whose, crowded[whose], span_of)
         tie = step.draws.uniform(site.DROP, place + self.TIE, lanes)
         return time, (None if owner is None else s), rest, departures, tie
 
