@@ -37,6 +37,26 @@ def test_an_ecn_echo_freezes_the_tcpe_window_where_newreno_halves_it():
     assert r.flows.cwnd[0] == 50.0  # RFC 3168: FlightSize / 2
 
 
+@pytest.mark.parametrize("recovery, delayed_ack, ssthresh", [
+    ("prr", True, 50.0), ("classic-ns3.44", True, 49.0), ("prr-ns3.44", True, 49.0), ("classic-ns3.44", False, 49.5)])
+def test_an_ecn_echo_halves_the_flight_its_ack_leaves_as_ns3_does(recovery, delayed_ack, ssthresh):
+    # RFC 3168 6.1.2 halves the window (a full one of 100 here: 50); ns-3 3.44 (recovery="*-ns3.44")
+    # halves BytesInFlight after the echoing ACK's data is discarded: 100 less the 2 packets an ACK
+    # covers with delayed ACKs, or the 1 without.
+    e, j = lone(sim.NewReno(ecn=True, recovery=recovery, delayed_ack=delayed_ack))
+    echo(e, j, acks=10, marked=10)
+    assert e.flows.ssthresh[0] == ssthresh and e.flows.cwnd[0] == ssthresh
+
+
+def test_highspeed_keeps_its_b_of_w_on_an_echo_whatever_the_recovery():
+    windows = []
+    for recovery in ("prr", "classic-ns3.44"):
+        e, j = lone(sim.HighSpeed(ecn=True, recovery=recovery))
+        echo(e, j, acks=10, marked=10)
+        windows.append(e.flows.ssthresh[0])
+    assert windows[0] == windows[1] < 100.0
+
+
 def test_only_the_marked_acks_are_frozen():
     # One echoing ACK per marked packet (Kamra et al., Sec. 2): ten packets ACKed one by one,
     # four marked: six ACKs add 1/cwnd each.

@@ -34,6 +34,10 @@ SEEDS = (1, 2)
 # scaling, receive window 4 BDP) through a drop-tail buffer of one BDP (ns3_dumbbell.py's FEW_FAST).
 FEW_FAST = sim_grid.configurations(sim_grid.GRID.parent / "ns3_few_fast.csv")
 
+# Since an ECN echo halves the flight its ACK leaves, as ns-3 3.44 reduces (NewReno.reduced_on_echo;
+# seeds 1-2), the two ECN rows read loss -5.0 and -7.2 %, queue -2.7 and -5.4 % (before it -5.2 and +8.7 %,
+# -3.0 and +4.2 %); the other rows bit for bit as below: loss -7.2 ... +8.7 % in all (gentle RED at 200 ms
+# +8.7 %), queue -12.7 ... +4.2 %.
 # Measured since drop-tail's flows keep service times of their own and the receivers' delayed-ACK timer
 # races the next packet (queues._DropTail._apart, AckRing._delay_acks; seeds 1-2): every configuration
 # but the 5-flow RED row meets every goal: loss -7.1 ... +8.7 % where ns-3 loses more than 0.1 %, queue

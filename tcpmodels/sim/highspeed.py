@@ -52,6 +52,10 @@ class _IncreaseDecrease(NewReno, metaclass=abc.ABCMeta):
         """A fast retransmit reduces as any congestion signal does (``reduced``)."""
         return self.reduced(j)
 
+    def reduced_on_echo(self, j):
+        """An ECN echo reduces as any congestion signal does (``reduced``: b(w) of the window)."""
+        return self.reduced(j)
+
 
 class HighSpeed(_IncreaseDecrease):
     """HighSpeed TCP: a(w) and b(w) of RFC 3649 (``hstcp.a``/``hstcp.b``, of the spec's ``kind``)."""

@@ -231,6 +231,10 @@ class Sender:
         """The window after a fast retransmit (RFC 5681: FlightSize / 2, see ``reduced``)."""
         return self.reduced(j)
 
+    def reduced_on_echo(self, j):
+        """The window after an ECN echo (RFC 3168 6.1.2: cwnd halved, see ``reduced``)."""
+        return self.reduced(j)
+
     # ------------------------------------------------------------ ECN
     def on_marks(self, j, now, counts=None):
         """Flows ``j`` had packets marked (``counts`` each): the first one's echo comes back one RTT later."""
@@ -246,7 +250,7 @@ class Sender:
             f.t_ece[echoed] = np.inf
             # Flows already repairing a loss have reduced anyway.
             j = echoed[(f.state[echoed] <= PENDING) & (f.t_cwr[echoed] <= now)]
-            f.ssthresh[j] = self.reduced(j)
+            f.ssthresh[j] = self.reduced_on_echo(j)
             f.cwnd[j] = np.minimum(f.ssthresh[j], f.cwnd[j])
             f.t_cwr[j] = now + f.prop[j] + f.qdelay(j)
             # The reduction is a congestion response like fast recovery's (RFC 3168
@@ -758,6 +762,7 @@ class NewReno(Sender):
             # when the lost packet's ACK was due (the seed papers' ns-2 runs use it).
             self.counts_dupacks = np.ones(flows.N, dtype=bool)
             flows.track_holes(HOLE_GROUPS)
+        self.echo_after_ack = spec.recovery in ("prr-ns3.44", "classic-ns3.44")
         if self.sack:
             # RFC 6675 5 (3): before fast retransmit a SACKed packet leaves the
             # pipe and lets a new one go, so one packet surviving the loss starts
@@ -905,10 +910,24 @@ class NewReno(Sender):
             return np.maximum(self.pipe_at_threshold(j) / 2, 2.0)
         return np.maximum((np.floor(self.f.cwnd[j]) - 2) / 2, 2.0)
 
+    def reduced_on_echo(self, j):
+        """As ns-3 3.44 reduces on an ECN echo: half the flight the echoing ACK leaves (with recovery="*-ns3.44").
+
+        RFC 3168 6.1.2 halves cwnd (``reduced``; Linux's ``tcp_reno_ssthresh``).
+        ns-3's TcpSocketBase::ReceivedAck discards the ACKed data first
+        (DiscardUpTo, which counts what was delivered) and only then enters CWR,
+        whose TcpNewReno::GetSsThresh halves BytesInFlight: a full window less
+        the packets that ACK covered, two with delayed ACKs, one without.  (A
+        timer's lone ACK covers one; taken as its receiver's usual two.)
+        """
+        if not self.echo_after_ack:
+            return self.reduced(j)
+        return np.maximum((np.floor(self.f.cwnd[j]) - 1.0 / self.ack_gain[j]) / 2.0, 2.0)
+
 
 # The hooks a variant may override, by how a mixed population dispatches them (Mixed).
 # On given flows ``j`` (the first argument): each group's sender on its flows of j.
-FLOW_HOOKS = ("reduced", "reduced_on_loss", "on_marks", "open", "loss_detected", "fast_retransmit",
+FLOW_HOOKS = ("reduced", "reduced_on_loss", "reduced_on_echo", "on_marks", "open", "loss_detected", "fast_retransmit",
               "recovery_ends", "rto", "timeout", "timer_fired", "new_connection", "restart")
 # Over the whole population: each group's sender on its own flows (``Sender.mine``).
 POPULATION_HOOKS = ("increase", "on_echoes")
