@@ -25,6 +25,11 @@ __all__ = ["Sender", "Tahoe", "Reno", "NewReno", "make_sender"]
 HOLE_GROUPS = 16
 
 
+def halved(flight):
+    """The window a congestion signal leaves: RFC 5681 (4), ssthresh = max(FlightSize / 2, 2) [packets]."""
+    return np.maximum(flight / 2.0, 2.0)
+
+
 class Sender:
     """The rules every variant shares: slow start, congestion avoidance, RTO, pacing.
 
@@ -225,7 +230,7 @@ class Sender:
 
     def reduced(self, j):
         """The window after a congestion signal: FlightSize / 2 (the window was full), at least 2."""
-        return np.maximum(np.floor(self.f.cwnd[j]) / 2.0, 2.0)
+        return halved(np.floor(self.f.cwnd[j]))
 
     def reduced_on_loss(self, j):
         """The window after a fast retransmit (RFC 5681: FlightSize / 2, see ``reduced``)."""
@@ -907,8 +912,8 @@ class NewReno(Sender):
         if not self.sack:
             return self.reduced(j)
         if self.counts_dupacks is not None:  # the duplicate ACKs are in: the pipe is known
-            return np.maximum(self.pipe_at_threshold(j) / 2, 2.0)
-        return np.maximum((np.floor(self.f.cwnd[j]) - 2) / 2, 2.0)
+            return halved(self.pipe_at_threshold(j))
+        return halved(np.floor(self.f.cwnd[j]) - 2.0)
 
     def reduced_on_echo(self, j):
         """As ns-3 3.44 reduces on an ECN echo: half the flight the echoing ACK leaves (with recovery="*-ns3.44").
@@ -922,7 +927,7 @@ class NewReno(Sender):
         """
         if not self.echo_after_ack:
             return self.reduced(j)
-        return np.maximum((np.floor(self.f.cwnd[j]) - 1.0 / self.ack_gain[j]) / 2.0, 2.0)
+        return halved(np.floor(self.f.cwnd[j]) - 1.0 / self.ack_gain[j])
 
 
 # The hooks a variant may override, by how a mixed population dispatches them (Mixed).
