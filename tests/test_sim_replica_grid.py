@@ -34,6 +34,14 @@ SEEDS = (1, 2)
 # scaling, receive window 4 BDP) through a drop-tail buffer of one BDP (ns3_dumbbell.py's FEW_FAST).
 FEW_FAST = sim_grid.configurations(sim_grid.GRID.parent / "ns3_few_fast.csv")
 
+# Since a link that idles starts its departures again at a new phase (queues._DropTail._restart_departures)
+# and drop-tail's buffer counts the replica's one-packet device queue (sim_grid.DEVICE_QUEUE; seeds 1-2):
+# loss -9.5 ... +8.7 % where ns-3 loses more than 0.1 %, queue -11.3 ... +6.4 %, time-outs x0.85-1.14
+# where above 1e-3, utilization within 0.0061; the 17-packet row queue -2.4 %, utilization 0.942 against
+# 0.946, Jain 0.919 against 0.950 (before +2.8 %, 0.961, 0.429), the 10-packet row -1.4 %, 0.989 against
+# 0.992, Jain 0.265 against 0.356 (before -12.7 %, 0.989, 0.203).  The restart alone left the 10-packet
+# row's queue at -15.0 % (a miss) and the device queue alone the 17-packet row's utilization at 0.969
+# (classic recovery, seeds 1-4).
 # Since an ECN echo halves the flight its ACK leaves, as ns-3 3.44 reduces (NewReno.reduced_on_echo;
 # seeds 1-2), the two ECN rows read loss -5.0 and -7.2 %, queue -2.7 and -5.4 % (before it -5.2 and +8.7 %,
 # -3.0 and +4.2 %); the other rows bit for bit as below: loss -7.2 ... +8.7 % in all (gentle RED at 200 ms
@@ -82,10 +90,22 @@ def test_simulator_meets_issue_12_goals_on_the_replica_grid(simulated, name):
     assert sim_grid.misses(sim_grid.reference(GRID[name]), simulated[name]) == {}
 
 
+def test_no_flow_escapes_a_small_buffer_whose_link_idles(simulated):
+    # 30 flows, 20 Mbit/s, 60-140 ms, 17 packets of drop-tail: the link idles about 5 % of the time, and
+    # each idle spell starts its departures again at a new phase (queues._DropTail._restart_departures),
+    # so no flow keeps the place just after a departure.  ns-3's Jain index 0.95 (seeds 1-2; its
+    # round-trip bias alone, goodput as 1 / RTT, gives 0.94); the simulator 0.919.  With one phase for
+    # the whole run, 0.429: one flow took a quarter of the link (seed 2, classic recovery: it lost 9
+    # packets in 150 s, the others 66-169).  The bound lies between the two.
+    assert simulated["dt_100ms_20M_1500_q01"]["jain"] > 0.8
+
+
 @pytest.mark.parametrize("name", list(FEW_FAST))
 def test_simulator_meets_issue_12_goals_with_few_fast_flows(name):
     # Their loss is 5e-6 to 2e-5 (a few drops per sawtooth), below the goals' 0.1 %: queue and
-    # utilization are held.  Measured since the receivers' delayed-ACK timer races the next packet
+    # utilization are held.  With the device queue's place counted (sim_grid.DEVICE_QUEUE; seeds 1-2):
+    # queue +0.5, -4.3, +7.5, +5.4 %, utilization 0.9999, 0.9939, 0.9996, 1.0000 (in the order below).
+    # Measured since the receivers' delayed-ACK timer races the next packet
     # (AckRing._delay_acks; seeds 1-2): queue -3.6, -7.0, +3.2, +4.1 %, utilization 0.9953, 0.9866, 0.9996,
     # 1.0000 (in the order below).  One flow's 200 s is a handful of sawteeth, and its utilization
     # turns on whether one of them goes wrong: at 10 Mbit/s and 50 ms, seed 2, the three lone ACKs of

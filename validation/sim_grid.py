@@ -8,9 +8,11 @@ Run from the repository root (the package importable)::
 Each configuration of the ns-3 CSV becomes a ``sim.Scenario`` with the
 conventions of ``tests/ns3_references.py``'s ``ns3_scenario``: rtt,
 rtt_spread, packet_size, access_rate = max(10 C / N, 1 Mbit/s), start_spread
-10 s, the ns-3 run's duration and warm-up; queue ``sim.DropTail(buffer=limit)``
-or ``sim.RED(...)`` with the same thresholds, max_p, weight, gentle, ECN and
-hard limit.  Sender: ``sim.NewReno(sack=True, ecn=..., max_window=W)`` with
+10 s, the ns-3 run's duration and warm-up; queue ``sim.DropTail(buffer=limit + 1)``
+(the queue disc's limit and the one place of the replica's device queue, which
+``ns3_dumbbell.cc`` sets; see ``sim.DropTail``'s ``buffer``) or
+``sim.RED(...)`` with the same thresholds, max_p, weight, gentle, ECN and hard
+limit.  Sender: ``sim.NewReno(sack=True, ecn=..., max_window=W)`` with
 W = 65535 // (packet_size - 40), ns-3's window without window scaling (122
 segments at 576 bytes, 44 at 1500), once with the default recovery (RFC 6937
 PRR) and once with ``recovery="prr-ns3.44"``; seeds 1 and 2 batched in one
@@ -31,6 +33,8 @@ import numpy as np
 
 from tcpmodels import sim
 
+# The replica's bottleneck device queue holds one packet beside its queue disc's limit (ns3_dumbbell.cc).
+DEVICE_QUEUE = 1
 GRID = pathlib.Path(__file__).resolve().parent / "ns3_grid.csv"
 METRICS = [("drop_rate", "loss_rate"), ("avg_queue", "queue"), ("utilization", "utilization"),
            ("timeouts_per_packet", "timeouts_per_packet"), ("jain", "jain_index"), ("avg_cwnd", "window"),
@@ -56,7 +60,7 @@ def scenario(row, recovery, seed, window=None, **kw):
     n, bw, pkt = int(row["flows"]), float(row["bandwidth_bps"]), float(row["packet_size"])
     ecn = bool(int(row["ecn"]))
     if row["queue"] == "droptail":
-        queue = sim.DropTail(buffer=int(row["limit"]))
+        queue = sim.DropTail(buffer=int(row["limit"]) + DEVICE_QUEUE)
     else:
         queue = sim.RED(min_th=float(row["min_th"]), max_th=float(row["max_th"]), max_p=float(row["max_p"]),
                         weight=float(row["weight"]), gentle=bool(int(row["gentle"])), ecn=ecn, buffer=int(row["limit"]))

@@ -131,8 +131,9 @@ class _DropTail(_FIFO):
 
     # Draws of the drop site, i a flow's or a packet's place in its scenario: where a
     # train starts (OFFSET + i), a timer-driven flow's phase (FRESH + i), a burst's
-    # service time (SLOT + i) and its order among arrivals at one instant (TIE + i).
-    OFFSET, FRESH, SLOT, TIE = 1 << 31, 1 << 30, 1 << 29, 3 << 29
+    # service time (SLOT + i), its order among arrivals at one instant (TIE + i) and
+    # where the departures restart after the link idled (REGRID, one per scenario).
+    OFFSET, FRESH, SLOT, TIE, REGRID = 1 << 31, 1 << 30, 1 << 29, 3 << 29, 7 << 29
 
     def __init__(self, scenarios, draws, ecn):
         super().__init__(scenarios, draws, ecn)
@@ -168,14 +169,39 @@ class _DropTail(_FIFO):
         longest = prop + np.repeat([float(s.limit) / s.capacity for s in self.scenarios], n)
         self.horizon = longest / dt + 1.0
         self.heard = np.full(prop.size, -np.inf)
+        # A packet comes a round trip after the departure whose ACK released it.
+        self.clocked = prop / dt
+        # Each scenario's last step whose link idled, and how far its departures moved then [service times].
+        self.restarted = np.full(len(self.scenarios), -np.inf)
+        self.regrid = np.zeros(len(self.scenarios))
 
     def decide(self, step):
-        self.k = step.k
+        self.k, self.serve = step.k, step.serve
         return super().decide(step)
 
     def served(self, arr, load, q):
         if self.phase_effect:
             self.heard[arr > 0] = self.k
+            self._restart_departures(load)
+
+    def _restart_departures(self, load):
+        """Where the link idled, its departures start again at the next arrival, at a new phase.
+
+        A busy link's departures keep one grid of service times, which the
+        flows' round trips carry over to their arrivals.  Once it idles, the
+        next packet to arrive starts a new grid, at whatever phase of the old
+        one it came (which flow that is nobody tracks: a uniform draw).  For a
+        round trip the flows' packets come as the old grid's departures
+        clocked them, at phases shifted by as much against the new one; then
+        the new grid's own departures clock them, at their usual phases.  A
+        link that idles often so reshuffles the flows' phases, and no flow
+        keeps the place just after a departure (the one that loses nothing).
+        """
+        idle = (load < self.serve).nonzero()[0]
+        if idle.size:
+            self.restarted[idle] = self.k
+            self.regrid[idle] = self.draws.uniform(site.DROP, np.full(idle.size, self.REGRID),
+                                                   None if self.size == 1 else idle)
 
     def victims(self, D, over, step, extra):
         if not over.any():
@@ -233,11 +259,12 @@ class _DropTail(_FIFO):
         start = np.ceil(step.k * step.serve)
         departures = (np.ceil((step.k + 1) * step.serve) - start).astype(np.int64)
         slot = self._slots(step, s, place, within, self.burst[flow], count[whose], departures)
-        phase = self.phase[flow]
+        # Clocked by a departure before the link last idled: the old grid's phase, against the new one.
+        before = step.k - self.restarted[s] < self.clocked[flow]
+        phase = np.mod(self.phase[flow] + np.where(before, self.regrid[s], 0.0), 1.0)
         timed = step.k - self.heard[flow] > self.horizon[flow]
         if timed.any():  # released by a timer: a phase of its own, the same for the step's packets of its flow
             at = (flow[timed] % step.n) + self.FRESH
-            phase = phase.copy()
             phase[timed] = step.draws.uniform(site.DROP, at, None if owner is None else s[timed])
         # (Past the step's last departure a packet meets the next step's: the step's pattern, wrapped around.)
         span = np.maximum(departures, 1)
