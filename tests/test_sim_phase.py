@@ -12,8 +12,9 @@ import scipy.stats
 from test_sim_prr import _digest
 
 from tcpmodels import sim, units
+from tcpmodels.sim.draws import Draws
 from tcpmodels.sim.drops import fifo_drops
-from tcpmodels.sim.queues import _DropTail
+from tcpmodels.sim.queues import _DropTail, make_queue
 
 
 def test_a_full_fifo_gives_each_freed_place_to_the_first_packet_after_the_departure():
@@ -54,6 +55,33 @@ def test_a_flow_s_packets_folded_onto_one_service_time_take_service_times_of_the
     # Three packets of one flow in one service time of a step of 3 spread over all three.
     three = _DropTail._apart(np.full(3, 0.3), np.zeros(3, dtype=np.int64), np.ones(3, dtype=bool), np.full(3, 3))
     assert sorted(three.tolist()) == pytest.approx([0.3, 1.3, 2.3])
+
+
+def test_a_link_that_idles_starts_its_departures_again_at_a_new_phase():
+    # Two flows at 40 and 80 ms through a 10 Mbit/s drop-tail.  A step that serves all it could keeps the
+    # departures' grid, and the flows' phases with it.  A step whose load falls short of its service
+    # restarts the grid at a uniform phase: a packet clocked by a departure before it (arriving within its
+    # flow's round trip of the restart) comes shifted by as much, a later one at its flow's usual phase.
+    s = sim.Scenario(n_flows=2, bandwidth=10e6, rtt=[0.04, 0.08], queue=sim.DropTail(buffer=20),
+                     sender=sim.NewReno(sack=True), access_rate=10e6)
+    queue = make_queue([s], Draws([1], 2))
+    prop = np.array([0.04, 0.08])
+    queue.round_trips(prop)
+    flows, lanes = np.array([0, 1]), np.zeros(2, dtype=np.int64)
+    usual = queue._clocked_phase(flows, lanes, 0)
+    assert usual == pytest.approx(queue.phase)
+    serve, left = np.array([s.capacity * s.step]), np.zeros(1)
+    queue.draws.at(5)
+    queue.k, queue.serve = 5, serve
+    queue.served(np.zeros(2), serve.copy(), left)  # busy throughout: nothing moves
+    assert queue._clocked_phase(flows, lanes, 6) == pytest.approx(usual)
+    queue.served(np.zeros(2), 0.5 * serve, left)  # idle for half the step
+    shift = queue.regrid[0]
+    assert 0.0 < shift < 1.0
+    steps = prop / s.step  # each flow's round trip [steps]
+    for k in (6, 5 + steps[0] - 0.5, 5 + steps[1] - 0.5, 5 + steps[1] + 0.5):
+        shifted = k - 5 < steps
+        assert queue._clocked_phase(flows, lanes, k) == pytest.approx(np.mod(usual + shifted * shift, 1.0))
 
 
 def test_a_burst_s_packets_keep_their_spacing_without_a_modulo():

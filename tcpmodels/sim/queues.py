@@ -259,9 +259,7 @@ class _DropTail(_FIFO):
         start = np.ceil(step.k * step.serve)
         departures = (np.ceil((step.k + 1) * step.serve) - start).astype(np.int64)
         slot = self._slots(step, s, place, within, self.burst[flow], count[whose], departures)
-        # Clocked by a departure before the link last idled: the old grid's phase, against the new one.
-        before = step.k - self.restarted[s] < self.clocked[flow]
-        phase = np.mod(self.phase[flow] + np.where(before, self.regrid[s], 0.0), 1.0)
+        phase = self._clocked_phase(flow, s, step.k)
         timed = step.k - self.heard[flow] > self.horizon[flow]
         if timed.any():  # released by a timer: a phase of its own, the same for the step's packets of its flow
             at = (flow[timed] % step.n) + self.FRESH
@@ -276,6 +274,15 @@ class _DropTail(_FIFO):
             time = self._apart(time, whose, crowded[whose], span_of)
         tie = step.draws.uniform(site.DROP, place + self.TIE, lanes)
         return time, (None if owner is None else s), rest, departures, tie
+
+    def _clocked_phase(self, flow, s, k):
+        """Per packet of ``flow`` (of scenario ``s``) at step ``k``: its phase in the service time [-].
+
+        Its flow's, shifted as the departures were where a departure before the
+        link last idled clocked it (within its round trip of the restart).
+        """
+        before = k - self.restarted[s] < self.clocked[flow]
+        return np.mod(self.phase[flow] + np.where(before, self.regrid[s], 0.0), 1.0)
 
     @staticmethod
     def _apart(time, whose, crowded, span):
