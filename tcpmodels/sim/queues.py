@@ -126,7 +126,8 @@ class _DropTail(_FIFO):
     point (when within the step its ACKs came, nobody tracks); so the same
     flows lose, round trip after round trip, as in a packet-level simulation.  A packet no ACK released (a time-out's
     retransmission, a connection's first packets) comes at a phase of its
-    own, so no flow is locked out for good.
+    own, so no flow is locked out for good.  Where the link idles, its
+    departures start again at a new phase (``_restart_departures``).
     """
 
     # Draws of the drop site, i a flow's or a packet's place in its scenario: where a

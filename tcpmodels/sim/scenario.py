@@ -124,7 +124,9 @@ class DropTail(Result):
         An overflowing step is then resolved packet by packet, its arrivals
         at their flows' phases (``drops.fifo_drops``); a packet no ACK
         released (a time-out's retransmission) comes at a phase of its own,
-        so no flow is locked out for good.  Switch it off (False) for a bottleneck whose service or arrivals
+        so no flow is locked out for good; and a link that idles starts its
+        departures again at a new phase, so where it idles often no flow
+        keeps the place just after a departure.  Switch it off (False) for a bottleneck whose service or arrivals
         jitter, as real routers and hosts do, which removes the effect: the
         overflow then falls on the trains without regard to phase.
 
