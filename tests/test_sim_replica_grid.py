@@ -37,11 +37,11 @@ FEW_FAST = sim_grid.configurations(sim_grid.GRID.parent / "ns3_few_fast.csv")
 # Since a link that idles starts its departures again at a new phase (queues._DropTail._restart_departures)
 # and drop-tail's buffer counts the replica's one-packet device queue (sim_grid.DEVICE_QUEUE; seeds 1-2):
 # loss -9.5 ... +8.7 % where ns-3 loses more than 0.1 %, queue -11.3 ... +6.4 %, time-outs x0.85-1.14
-# where above 1e-3, utilization within 0.0061; the 17-packet row queue -2.4 %, utilization 0.942 against
-# 0.946, Jain 0.919 against 0.950 (before +2.8 %, 0.961, 0.429), the 10-packet row -1.4 %, 0.989 against
-# 0.992, Jain 0.265 against 0.356 (before -12.7 %, 0.989, 0.203).  The restart alone left the 10-packet
-# row's queue at -15.0 % (a miss) and the device queue alone the 17-packet row's utilization at 0.969
-# (classic recovery, seeds 1-4).
+# where above 1e-3, utilization within 0.0061 (the 5-flow RED row apart, as below); the 17-packet row
+# queue -2.4 %, utilization 0.942 against 0.946, Jain 0.919 against 0.950 (before +2.8 %, 0.961, 0.429),
+# the 10-packet row -1.4 %, 0.989 against 0.992, Jain 0.265 against 0.356 (before -12.7 %, 0.989, 0.203).
+# The restart alone left the 10-packet row's queue at -15.0 % (a miss; as here, seeds 1-2), and the
+# device queue alone the 17-packet row's utilization at 0.969 (classic recovery, seeds 1-4).
 # Since an ECN echo halves the flight its ACK leaves, as ns-3 3.44 reduces (NewReno.reduced_on_echo;
 # seeds 1-2), the two ECN rows read loss -5.0 and -7.2 %, queue -2.7 and -5.4 % (before it -5.2 and +8.7 %,
 # -3.0 and +4.2 %); the other rows bit for bit as below: loss -7.2 ... +8.7 % in all (gentle RED at 200 ms
