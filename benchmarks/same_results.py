@@ -34,7 +34,8 @@ def digest(r):
     h = hashlib.sha256()
     for name in FIELDS:
         h.update(np.asarray(getattr(r, name), dtype=float).tobytes())
-    h.update(np.asarray(r.congestion_events.window, dtype=float).tobytes())
+    for column in ("flow", "time", "window", "drops"):
+        h.update(np.asarray(getattr(r.congestion_events, column), dtype=float).tobytes())
     return h.hexdigest()[:16]
 
 

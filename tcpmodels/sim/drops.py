@@ -70,16 +70,18 @@ def spread(arrived, drops, link, flows, owner, n, draws, which, weight=None, per
         # there), its key their number plus s 2^53 (s its scenario); the
         # `rest[s]` smallest keys of scenario s are dropped (all, if it has
         # fewer): those below its rest[s]-th smallest plus one, read off the
-        # sorted keys (where it drops none, below 0).  (A sort of the keys,
-        # not an argsort: three times faster; a count weighted by the choice,
-        # not one of the chosen gathered.)
+        # keys in order (where it drops none, below 0).  (A partition of the
+        # keys at those places, not a sort: the same values there at a quarter
+        # of the cost; a count weighted by the choice, not one of the chosen
+        # gathered.)
         whose = np.repeat(np.arange(flows.size), avail.astype(np.int64))
         s_of = owner[whose]
         tot = np.bincount(s_of, minlength=S)
         first = tot.cumsum() - tot  # each scenario's first packet
         key = draws.bits_runs(which, tot) | np.left_shift(s_of, _S53, dtype=np.uint64, casting="unsafe")
         take = np.minimum(np.ceil(rest), tot)
-        last = np.sort(key)[np.maximum(first + take - 1, 0).astype(np.int64)]
+        at = np.maximum(first + take - 1, 0).astype(np.int64)
+        last = np.partition(key, at)[at]
         below = np.where(take > 0, last + _ONE, 0)
         counts = np.bincount(whose, weights=key < below[s_of], minlength=flows.size)
     else:

@@ -173,8 +173,7 @@ class Meter:
         j = np.concatenate(flows).astype(np.int64) if flows else np.zeros(0, dtype=np.int64)
         columns = dict(time=np.repeat(np.array(times, dtype=float), sizes),
                        window=np.concatenate(windows).astype(float) if windows else np.zeros(0),
-                       drops=np.concatenate([np.broadcast_to(np.asarray(d, dtype=float), (m,))
-                                             for d, m in zip(drops, sizes, strict=True)]) if drops else np.zeros(0))
+                       drops=np.concatenate(drops).astype(float) if drops else np.zeros(0))
         # Each scenario's rows in time order: one stable sort by scenario (a radix
         # sort on 16-bit keys), not one pass per scenario.
         whose = j // n

@@ -632,7 +632,7 @@ class Sender:
         if bad.any():
             jb = j[bad]
             if self.events is not None:
-                self.events.append((jb, now, f.cwnd[jb], 1.0))
+                self.events.append((jb, now, f.cwnd[jb], np.ones(jb.size)))
             self.timeout(jb, self._timer_base(jb), now)
         j = j[~bad]
         counting = self.counts_dupacks is not None  # (its lost packets are placed: ``_add_holes``)
