@@ -1,6 +1,6 @@
 """The simulator against packet-level runs off the references' 10 ms link (issue 12's goals, out of sample).
 
-``validation/ns3_grid.csv`` holds 20 ns-3 3.44 runs of the references'
+``validation/ns3_grid.csv`` holds ns-3 3.44 runs of 20 configurations of the references'
 dumbbell (``validation/ns3_dumbbell.py``: the same senders, queues and
 statistics as ``shared/reference``) on other links: 20-200 ms, 10-100 Mbit/s,
 576- and 1500-byte packets, drop-tail buffers of 0.06-1 BDP, RED, gentle RED
@@ -62,11 +62,16 @@ FEW_FAST = sim_grid.configurations(sim_grid.GRID.parent / "ns3_few_fast.csv")
 # -7.8 ... +8.3 %, queue -12.8 ... +4.2 %, time-outs x0.66-1.12 where above 1e-3, utilization
 # within 0.018; the 10-packet row's queue 5.7 (-20 %), utilization 0.976 (within the goal), the
 # 5-flow RED row's queue 1.8, utilization 0.898.
+# Each known miss: the goal a configuration misses, and why.  ns-3's 5-flow RED row turns on about 20 drops
+# a run: its utilization read 0.884 and 0.863 at seeds 1-2, 0.889 over seeds 1-8 (0.863-0.906), where the
+# simulator reads 0.907 (seeds 1-2; 0.906 over seeds 1-12, 0.887-0.928 a seed).  Given ns-3's own round trips
+# (its per-flow access delays, seeds 1-7, each set over simulator seeds 1-8) the simulator reads 0.902-0.913
+# a set, 0.907 in all, against ns-3's 0.888 on the same sets, and loss 1.21e-4 against 1.12e-4 (+8 %).
 KNOWN_MISSES = {
-    "red_200ms_576_N5": (
-        "RED 5/100/0.02, 5 flows, 200 ms: queue 4.6 / 2.0 (-56 %), utilization 0.873 / 0.920 (ns-3's "
-        "seeds 0.884 and 0.863, about 20 drops a run): the queue is the bursts of unpaced senders below "
-        "full load, which a fluid queue paced within a 23 ms step does not hold (a quarter step: 3.3)"),
+    "red_200ms_576_N5": ("queue", (
+        "RED 5/100/0.02, 5 flows, 200 ms: queue 4.8 / 1.8 (-63 %; ns-3 seeds 1-8): the queue is the bursts of "
+        "unpaced senders below full load (ns-3's is empty 22 % of the time and reaches 14 packets at its 95th "
+        "percentile), which a fluid queue paced within a 23 ms step does not hold")),
 }
 
 
@@ -79,15 +84,21 @@ def simulated():
     return {name: sim_grid.simulated(runs[i * k:(i + 1) * k]) for i, name in enumerate(names)}
 
 
-def _case(name, misses=KNOWN_MISSES):
-    if name in misses:
-        return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=misses[name]))
-    return name
+def _known(name):
+    return KNOWN_MISSES[name][0] if name in KNOWN_MISSES else None
 
 
-@pytest.mark.parametrize("name", [_case(name) for name in GRID])
+@pytest.mark.parametrize("name", list(GRID))
 def test_simulator_meets_issue_12_goals_on_the_replica_grid(simulated, name):
-    assert sim_grid.misses(sim_grid.reference(GRID[name]), simulated[name]) == {}
+    missed = sim_grid.misses(sim_grid.reference(GRID[name]), simulated[name])
+    missed.pop(_known(name), None)  # (held by the strict expected failure below)
+    assert missed == {}
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=why))
+                                  for name, (_, why) in KNOWN_MISSES.items()])
+def test_known_misses_on_the_replica_grid(simulated, name):
+    assert _known(name) not in sim_grid.misses(sim_grid.reference(GRID[name]), simulated[name])
 
 
 def test_no_flow_escapes_a_small_buffer_whose_link_idles(simulated):

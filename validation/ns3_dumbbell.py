@@ -262,9 +262,20 @@ SETS = {"grid": GRID, "few-fast": FEW_FAST, "dynamics": DYNAMICS, "check": CHECK
 
 
 def write(rows, path, append=False):
+    """Write ``rows`` to the CSV ``path``; appended, in the columns of the file's own header."""
     new = not (append and os.path.exists(path))
+    fields = list(rows[0])
+    if not new:  # (a file written by an older version of this script has fewer columns)
+        with open(path, newline="") as f:
+            fields = next(csv.reader(f))
+        missing = [k for k in fields if k not in rows[0]]
+        if missing:
+            sys.exit(f"{path}: its columns {missing} are not in this run's; write to a new file")
+        extra = [k for k in rows[0] if k not in fields]
+        if extra:
+            sys.stderr.write(f"{path}: has no columns {extra}; appended without them\n")
     with open(path, "a" if append else "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         if new:
             w.writeheader()
         w.writerows(rows)
