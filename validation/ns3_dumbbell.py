@@ -84,9 +84,9 @@ tables ship as ``tcpmodels.data.table('ns3_*')``; generalised to other links):
   ``one --txtrace F --txflow I`` (every data segment flow I hands to IP while
   measuring: time, sequence number, window, state).
 * Files: ns3_grid.csv (the grid, seed 1, and seed 2 on the rows that looked
-  off), ns3_check.csv (seven reference rows re-run), ns3_few_fast.csv (one
+  off; seeds 1-8 of the 5-flow RED row), ns3_check.csv (seven reference rows re-run), ns3_few_fast.csv (one
   to three flows, receive window 4 BDP with window scaling, drop-tail of
-  one BDP; seeds 1 and 2), ns3_recovery.csv (the seven check rows with
+  one BDP; seeds 1 and 2, 1-6 for two and three flows), ns3_recovery.csv (the seven check rows with
   classic recovery, seed 1, beside ns3_check.csv's PRR; the references' RED
   dynamics rows V1-V4 with classic and PRR recovery, seeds 1 and 2);
   ns3_fewphase.csv (2 flows, seeds 1-40, and 10 flows, seeds 1-12, all at
