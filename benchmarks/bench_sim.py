@@ -8,7 +8,8 @@ Prints
 * few flows with a large bandwidth-delay product through a drop-tail buffer
   of half of it (20 Mbit/s, ~200 ms, 434 packets, 20 NewReno + SACK flows,
   200 s; goal: < 3 s; the packet-level simulator ns-3 needs ~40 s), its
-  step (which the buffer's drain time sets) and its result at half that step;
+  step (which the buffer's drain time sets) and what halving it changes
+  (16 seeds);
 * issue 13: Morris' 500 restarting sources of 20-packet transfers (Fig. 7.2,
   FPQ, 200 s; goal < 3 s) beside the same flows long-lived, and one TCP/E
   flow at 2.4 Gbit/s (Kamra et al., 100 s) beside 240 Mbit/s (the cost
@@ -105,12 +106,19 @@ def main(argv=None):
 
     few = few_flows()
     t_few, rf = best_time(lambda: sim.simulate(few), args.repeat)
-    half = sim.simulate(few_flows(time_step=few.step / 2))
+    # A run drops about 230 packets, and its loss varies by 3.5 % from seed to seed (standard deviation;
+    # one seed's halving read +8 %): the step's effect is read over 16 seeds, each at both steps.
+    seeds = range(1, 17)
+    default = sim.simulate([few_flows(seed=k) for k in seeds])
+    half = sim.simulate([few_flows(seed=k, time_step=few.step / 2) for k in seeds])
+    change = {name: np.mean([getattr(r, name) for r in half]) / np.mean([getattr(r, name) for r in default]) - 1
+              for name in ("loss_rate", "queue")}
     print(f"few flows, large BDP (20 x NewReno+SACK, 20 Mbit/s, ~200 ms, drop-tail 434): {t_few:.2f} s wall "
           f"(goal < 3 s: {'met' if t_few < 3 else 'NOT met'}; ns-3 ~40 s), step {few.step * 1e3:.0f} ms "
           f"(a quarter of the buffer's {few.drain_time * 1e3:.0f} ms drain time)")
     print(f"  loss {rf.loss_rate:.2e} (ns-3 3.2e-04), queue {rf.queue:.0f} pkt (ns-3 322), utilization "
-          f"{rf.utilization:.3f}; at half the step: loss {half.loss_rate:.2e}, queue {half.queue:.0f}")
+          f"{rf.utilization:.3f}; halving the step (16 seeds): loss {change['loss_rate']:+.1%}, queue "
+          f"{change['queue']:+.1%} (issue 12's goal: within 5 %)")
     # Like with like: ns-3 3.44's classic recovery, as the packet-level runs had it (the default is RFC 6937's PRR).
     ns3 = sim.simulate(few_flows(sender=sim.NewReno(sack=True, recovery="classic-ns3.44")))
     print(f"  with ns-3 3.44's classic recovery (recovery='classic-ns3.44'): loss {ns3.loss_rate:.2e}, "
