@@ -24,6 +24,7 @@ __all__ = [
     "whole",
     "choice",
     "scalar_or_array",
+    "short",
     "warn_where",
 ]
 
@@ -39,15 +40,15 @@ def array(name, value):
     try:
         out = np.asarray(value, dtype=float)
     except OverflowError:
-        raise ValueError(f"{name} must be a finite number, got {_short(value)}") from None
+        raise ValueError(f"{name} must be a finite number, got {short(value)}") from None
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number or an array of numbers, got {_short(value)}") from None
+        raise ValueError(f"{name} must be a number or an array of numbers, got {short(value)}") from None
     if np.asarray(value).dtype == bool:  # True is no count or rate: n_flows=True would run one flow
-        raise ValueError(f"{name} must be a number or an array of numbers, got {_short(value)}")
+        raise ValueError(f"{name} must be a number or an array of numbers, got {short(value)}")
     return out
 
 
-def _short(value):
+def short(value):
     """repr of `value`, shortened for an error message (an integer of 400 digits)."""
     text = repr(value)
     return text if len(text) <= 40 else f"{text[:20]}...{text[-8:]} ({len(text)} characters)"

@@ -25,6 +25,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10: pyproject require
     import tomli as tomllib
 
 from . import sim, units
+from ._checks import short
 
 __all__ = ["WARMUP_SHARE", "EXAMPLE_PREFIX", "load_scenario", "read_table", "scenario_from_table", "example_names",
            "example_text", "sim_classes"]
@@ -104,16 +105,10 @@ def _value(where, key, value, kind, packet_size):
         return max(1, int(number)) if kind == "int" and key in _PACKET_FIELDS else number
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         what = "a whole number" if kind == "int" else "a number"
-        raise ValueError(f"{label}: expected {what}, got {_short(value)}")
+        raise ValueError(f"{label}: expected {what}, got {short(value)}")
     if not (abs(value) < 1e300):  # inf, NaN, and integers beyond a float (10**400)
-        raise ValueError(f"{label}: expected a finite number, got {_short(value)}")
+        raise ValueError(f"{label}: expected a finite number, got {short(value)}")
     return value
-
-
-def _short(value):
-    """repr of `value`, shortened for a one-line message."""
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
 
 
 def _parse_unit(label, key, value, packet_size):

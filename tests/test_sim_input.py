@@ -83,3 +83,34 @@ def test_a_step_coarser_than_the_buffer_drains_warns_what_it_misses():
     with pytest.warns(TCPModelsWarning, match="time_step.*not seen"):
         sim.Scenario(**{**BASE, "rtt": 0.2}, queue=sim.DropTail(buffer=50), time_step=0.05)
     sim.Scenario(**{**BASE, "rtt": 0.2}, queue=sim.DropTail(buffer=50), time_step=0.02)  # finer: no warning
+
+
+@pytest.mark.parametrize("make, field", [
+    (lambda: sim.Scenario(**{**BASE, "n_flows": [10, 20]}), "n_flows"),
+    (lambda: sim.Scenario(**{**BASE, "bandwidth": []}), "bandwidth"),
+    (lambda: sim.Scenario(**BASE, duration=[100.0, 200.0]), "duration"),
+    (lambda: sim.Scenario(**BASE, warmup=[5.0]), "warmup"),
+    (lambda: sim.RED(max_p=[0.02, 0.1]), "max_p"),
+    (lambda: sim.DropTail(buffer=[100, 200]), "buffer"),
+    (lambda: sim.FiniteTransfers(size=[20, 40]), "size"),
+])
+def test_one_number_fields_refuse_arrays(make, field):
+    # Each raised "only 0-dimensional arrays can be converted to Python scalars", a TypeError naming nothing.
+    with pytest.raises(ValueError, match=f"{field} must be a single number, got \\["):
+        make()
+
+
+@pytest.mark.parametrize("rtt, duration, warmup", [(10.0, 2.0, 0.5), (100.0, 20.0, 0.0), (1.0, 2.0, 1.9)])
+def test_a_run_that_measures_no_step_is_refused(rtt, duration, warmup):
+    # A 10 s RTT sets a 4.5 s step: a 2 s run rounds to no step, and simulate() failed deep in the meter
+    # ("unsupported operand type(s) for -: 'float' and 'NoneType'").
+    with pytest.raises(ValueError, match=r"duration/warmup: the measured interval .* holds no whole step"):
+        sim.Scenario(**{**BASE, "rtt": rtt}, duration=duration, warmup=warmup)
+
+
+def test_a_run_of_few_steps_measures_them():
+    # Steps of 0.45 s: 4 in the run, measured from the third; every flow starts at once.
+    s = sim.Scenario(**{**BASE, "rtt": 1.0}, duration=2.0, warmup=1.0, start_spread=0.0)
+    assert (s.steps, s.warmup_steps) == (4, 2)
+    r = sim.simulate(s)
+    assert r.time_step == s.step and r.packets > 0

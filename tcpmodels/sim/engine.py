@@ -210,8 +210,7 @@ class _Engine:
         self.queue = make_queue(scenarios, draws, first.sender.ecn)
         self.queue.round_trips(prop)
         self.ecn = self.queue.marking
-        self.steps = int(round(first.duration / dt))
-        self.measure_from = int(round(first.warmup / dt))
+        self.steps, self.measure_from = first.steps, first.warmup_steps
         self.meter = Meter(scenarios, self.serve, dt, self.steps, self.measure_from, check, self.queue)
         self.step = step = Step()
         step.dt, step.serve, step.limit, step.n, step.draws = dt, self.serve, self.limit, n, draws

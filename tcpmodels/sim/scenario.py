@@ -74,19 +74,27 @@ def _finite(name, x):
     return x
 
 
+def _one(name, check, value, *args, **kw):
+    """``check(name, value, *args, **kw)`` for a field that holds one number, as a float (an array is refused)."""
+    x = check(name, value, *args, **kw)
+    if x.ndim:
+        raise ValueError(f"{name} must be a single number, got {_checks.short(value)}")
+    return float(x)
+
+
 def _positive(name, value):
     """A finite float > 0."""
-    return _finite(name, float(_checks.positive(name, value)))
+    return _finite(name, _one(name, _checks.positive, value))
 
 
 def _nonnegative(name, value):
     """A finite float >= 0."""
-    return _finite(name, float(_checks.nonnegative(name, value)))
+    return _finite(name, _one(name, _checks.nonnegative, value))
 
 
 def _whole(name, value, minimum=1):
     """A finite whole number >= minimum, as int."""
-    return int(_finite(name, float(_checks.whole(name, value, minimum=minimum))))
+    return int(_finite(name, _one(name, _checks.whole, value, minimum=minimum)))
 
 
 def _flag(name, value):
@@ -228,8 +236,8 @@ class RED(Result):
         _set(self, "max_th", _positive("max_th", self.max_th))
         if not self.max_th > self.min_th:
             raise ValueError(f"max_th must be > min_th ({self.min_th}), got {self.max_th}")
-        _set(self, "max_p", float(_checks.in_range("max_p", self.max_p, 0, 1, low_open=True)))
-        _set(self, "weight", float(_checks.in_range("weight", self.weight, 0, 1, low_open=True)))
+        _set(self, "max_p", _one("max_p", _checks.in_range, self.max_p, 0, 1, low_open=True))
+        _set(self, "weight", _one("weight", _checks.in_range, self.weight, 0, 1, low_open=True))
         _set(self, "gentle", _flag("gentle", self.gentle))
         _set(self, "ecn", _flag("ecn", self.ecn))
         if self.buffer is not None:
@@ -277,7 +285,7 @@ class REDI(RED):
 
     def __post_init__(self):
         super().__post_init__()
-        _set(self, "mark_drop", float(_checks.in_range("mark_drop", self.mark_drop, 0.0, 1.0)))
+        _set(self, "mark_drop", _one("mark_drop", _checks.in_range, self.mark_drop, 0.0, 1.0))
         if self.mark_drop > 0 and not self.ecn:
             raise ValueError("mark_drop: replacing ECN marks by drops needs ecn=True, got ecn=False")
 
@@ -348,9 +356,9 @@ class FPQ(Result):
         _set(self, "ppf", _positive("ppf", self.ppf))
         _set(self, "bits", _whole("bits", self.bits, minimum=2))
         _set(self, "t_clear", _positive("t_clear", self.t_clear))
-        _set(self, "max_loss", float(_checks.in_range("max_loss", self.max_loss, 0, 1, low_open=True, high_open=True)))
+        _set(self, "max_loss", _one("max_loss", _checks.in_range, self.max_loss, 0, 1, low_open=True, high_open=True))
         _set(self, "min_th", _nonnegative("min_th", self.min_th))
-        _set(self, "weight", float(_checks.in_range("weight", self.weight, 0, 1, low_open=True)))
+        _set(self, "weight", _one("weight", _checks.in_range, self.weight, 0, 1, low_open=True))
         if self.buffer is not None:
             _set(self, "buffer", _whole("buffer", self.buffer, minimum=1))
 
@@ -633,7 +641,7 @@ class FiniteTransfers(_Workload):
     connection_timeout: float = 3.0
 
     def __post_init__(self):
-        size = _finite("size", float(_checks.positive("size", self.size)))
+        size = _finite("size", _one("size", _checks.positive, self.size))
         if not size >= 1:
             raise ValueError(f"size must be >= 1 packet, got {self.size!r}")
         _set(self, "size", size)
@@ -912,7 +920,7 @@ class ACWAP(HighSpeed):
 
     def __post_init__(self):
         super().__post_init__()
-        _set(self, "beta", float(_checks.in_range("beta", self.beta, 0.0, 1.0)))
+        _set(self, "beta", _one("beta", _checks.in_range, self.beta, 0.0, 1.0))
         _set(self, "pacing", _flag("pacing", self.pacing))
 
 
@@ -956,8 +964,8 @@ class NDCA(Reno):
 
     def __post_init__(self):
         super().__post_init__()
-        _set(self, "alpha", float(_checks.in_range("alpha", self.alpha, 1.0, np.inf, low_open=True)))
-        _set(self, "beta", float(_checks.in_range("beta", self.beta, 0.0, 1.0, low_open=True)))
+        _set(self, "alpha", _one("alpha", _checks.in_range, self.alpha, 1.0, np.inf, low_open=True))
+        _set(self, "beta", _one("beta", _checks.in_range, self.beta, 0.0, 1.0, low_open=True))
 
 
 _inherit_parameters(HighSpeed, NewReno)
@@ -1084,15 +1092,15 @@ class Scenario(Result):
             raise ValueError(f"queue: {only[0]} reacts only to ECN marks and needs a queue that marks (RED, REDI or "
                              f"CHOKe with ecn=True), got {self.queue!r}")
         _set(self, "duration", _positive("duration", self.duration))
-        _set(self, "warmup", float(_checks.in_range("warmup", self.warmup, 0, self.duration, high_open=True)))
+        _set(self, "warmup", _one("warmup", _checks.in_range, self.warmup, 0, self.duration, high_open=True))
         if self.seed is not None:
             _set(self, "seed", _whole("seed", self.seed, minimum=0))
-        _set(self, "rtt_spread", float(_checks.in_range("rtt_spread", self.rtt_spread, 0, 2, high_open=True)))
+        _set(self, "rtt_spread", _one("rtt_spread", _checks.in_range, self.rtt_spread, 0, 2, high_open=True))
         _set(self, "start_spread", _nonnegative("start_spread", self.start_spread))
         if self.access_rate is not None:
             # (math.inf: no access link)
-            _set(self, "access_rate", float(_checks.positive("access_rate", self.access_rate)))
-        _set(self, "link_loss", float(_checks.in_range("link_loss", self.link_loss, 0, 1, high_open=True)))
+            _set(self, "access_rate", _one("access_rate", _checks.positive, self.access_rate))
+        _set(self, "link_loss", _one("link_loss", _checks.in_range, self.link_loss, 0, 1, high_open=True))
         if self.time_step is not None:
             dt = _positive("time_step", self.time_step)
             if not dt <= self.min_rtt:
@@ -1101,6 +1109,11 @@ class Scenario(Result):
         _set(self, "trace", _flag("trace", self.trace))
         _set(self, "trace_interval", _positive("trace_interval", self.trace_interval))
         _set(self, "trace_flows", _whole("trace_flows", self.trace_flows, minimum=0))
+        if self.steps <= self.warmup_steps:
+            # (An RTT of seconds sets a step of seconds: a run of a few steps may measure none.)
+            raise ValueError(f"duration/warmup: the measured interval [{self.warmup:g}, {self.duration:g}] s holds no "
+                             f"whole step of the simulation ({self.step:.3g} s); lengthen the run or shorten the "
+                             f"warm-up")
         self._check_cost()
 
     def _check_groups(self):
@@ -1273,6 +1286,16 @@ class Scenario(Result):
         is when the windows cannot fill the link).
         """
         return min(self.max_window, self.capacity * (self.mean_rtt + self.drain_time) / self.n_flows)
+
+    @property
+    def steps(self):
+        """Steps the run takes, ``duration`` over ``step`` rounded to a whole number [-]."""
+        return int(round(self.duration / self.step))
+
+    @property
+    def warmup_steps(self):
+        """Steps before the measured interval, ``warmup`` over ``step`` rounded [-]: statistics cover the rest."""
+        return int(round(self.warmup / self.step))
 
     @property
     def step(self):
