@@ -109,13 +109,15 @@ FEW_LARGE = {
 
 
 # Since the receivers' delayed-ACK timer races the next packet (AckRing._delay_acks), 10 flows read
-# +5.5 % (seeds 1-24; +4.9 % without the race): their
-# windows of about 50 packets go as one train a round trip of about 225 ms, so the train's odd last packet
-# waits about as long as the 200 ms timer for the next train, and which comes first is decided within a
-# few ms.  The race is run on unrounded times (a race on the steps' rounded times read +8.0 %), but the
-# train's first and last packets are placed at their steps' starts, so a finer step still moves it.
-FEW_LARGE_MISSES = {10: "10 drop-tail flows at 10 ms: loss +5.5 % at half the step (seeds 1-24), issue 12's "
-                        "goal 5 %: the trains' gaps sit at the delayed-ACK timer, whose race a step's placing moves"}
+# +5.5 % (seeds 1-24; +4.9 % without the race), and +7.3 % over seeds 25-96 (standard error 0.9 %; 5bf4a6a),
+# +6.8 % over the 96: a miss, not the seeds' spread.  The race is not what moves it: their windows of about
+# 50 packets go as one train a round trip of about 225 ms, so the train's odd last packet waits about as long
+# as the 200 ms timer for the next train, but placing the race at the packets' own places in their steps (a
+# step's last packet at the end of its spread, the next step's first at its start; not kept) read +5.49 %.
+# What does is described above (more events and more drops per event as the step shrinks): not isolated.
+FEW_LARGE_MISSES = {10: "10 drop-tail flows at 10 ms: loss +5.5 % at half the step (seeds 1-24; +6.8 % over "
+                        "seeds 1-96), issue 12's goal 5 %: an overflow's drops spread over more flows at the "
+                        "default step than at a finer one; not isolated"}
 
 
 @pytest.mark.parametrize("n_flows", [5, pytest.param(10, marks=pytest.mark.xfail(strict=True,
