@@ -168,12 +168,14 @@ class Meter:
     def _events(self):
         """The logged events of the batch: {column: one array per scenario}."""
         S, n = self.S, self.n
-        sizes = [e[0].size for e in self.events]
-        flows, times, windows, drops = zip(*self.events, strict=True) if self.events else ([], [], [], [])
+        logged = [e for e in self.events if e[2] is not None]
+        sizes = [e[0].size for e in logged]
+        flows, times, windows, drops = zip(*logged, strict=True) if logged else ([], [], [], [])
         j = np.concatenate(flows).astype(np.int64) if flows else np.zeros(0, dtype=np.int64)
         columns = dict(time=np.repeat(np.array(times, dtype=float), sizes),
                        window=np.concatenate(windows).astype(float) if windows else np.zeros(0),
                        drops=np.concatenate(drops).astype(float) if drops else np.zeros(0))
+        self._add_losses(j, columns, [e for e in self.events if e[2] is None])
         # Each scenario's rows in time order: one stable sort by scenario (a radix
         # sort on 16-bit keys), not one pass per scenario.
         whose = j // n
@@ -181,6 +183,25 @@ class Meter:
         cut = np.cumsum(np.bincount(whose, minlength=S))[:-1]
         columns["flow"] = j - whose * n
         return {name: np.split(columns[name][order], cut) for name in ("flow", "time", "window", "drops")}
+
+    def _add_losses(self, j, columns, added):
+        """Add the losses ``added`` later (flows, event times, None, drops) to their events' ``drops``.
+
+        An event is found by its flow and its step; one logged before the
+        measured interval began is not in the table, and its losses are left out.
+        """
+        if not added:
+            return
+        steps = self.steps + 1
+        key = j * steps + np.rint(columns["time"] / self.dt).astype(np.int64)
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        aj = np.concatenate([e[0] for e in added]).astype(np.int64)
+        at = np.concatenate([e[1] for e in added])
+        wanted = aj * steps + np.rint(at / self.dt).astype(np.int64)
+        place = np.minimum(np.searchsorted(key, wanted), max(key.size - 1, 0))
+        found = (key[place] == wanted) if key.size else np.zeros(wanted.size, dtype=bool)
+        np.add.at(columns["drops"], order[place[found]], np.concatenate([e[3] for e in added])[found])
 
     def _trace_of(self, s):
         """Scenario s's traces (None unless traced)."""

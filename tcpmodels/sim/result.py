@@ -154,9 +154,11 @@ class SimResult(Result):
         (index), ``time`` [s], ``window`` [packets] (the congestion window
         when the sender reacted) and ``drops`` [packets] (the flow's packets
         lost in it).  An event is the losses one window reduction
-        reacts to: a fast retransmit, or a time-out when too few duplicate
-        ACKs came back, or a lost retransmission (one drop) that ends fast
-        recovery in a time-out.  ECN marks are not losses and make no rows.
+        reacts to: a fast retransmit (with the losses its fast recovery
+        repairs), or a time-out when too few duplicate ACKs came back, or a
+        lost retransmission that ends fast recovery in a time-out (with the
+        losses since the fast retransmit).  ECN marks are not losses and
+        make no rows.
     transfers : Transfers
         With ``Scenario(workload=FiniteTransfers(...))``: every transfer
         completed in the measured interval (``flow``, ``size`` [packets],

@@ -99,7 +99,9 @@ class Sender:
         self._ca, self._inc = np.empty(N, dtype=bool), np.empty(N, dtype=real)
         self._room, self._arr = np.empty(N, dtype=real), np.empty(N, dtype=real)
         self.retx, self.retx_arr = (), None
-        self.events = None  # where congestion events are logged: (flows, time, windows, drops)
+        # Where congestion events are logged: (flows, time, windows, drops), and losses
+        # added to events logged before: (flows, their events' times, None, drops).
+        self.events = None
         self._cwr = np.zeros(N, dtype=bool)  # an ECN reduction's round trip without growth
         self._recovering = np.empty(N, dtype=bool)  # (reduce_proportionally's scan)
 
@@ -603,6 +605,7 @@ class Sender:
         f.retx_pending[j] = lost
         f.retx_lost[j] = False
         f.carried[j] = 0.0
+        f.drop_mark[j] = f.dropped[j]  # (the event's losses are logged: count those of its recovery)
         f.t_fr[j] = now
         f.state[j] = RECOVERY
         f.grow[j] = 0.0
@@ -631,12 +634,13 @@ class Sender:
         bad = f.retx_lost[j]
         if bad.any():
             jb = j[bad]
-            if self.events is not None:
-                self.events.append((jb, now, f.cwnd[jb], np.ones(jb.size)))
+            if self.events is not None:  # an event of its own: the time-out reacts to every loss since
+                self.events.append((jb, now, f.cwnd[jb], f.dropped[jb] - f.drop_mark[jb]))
             self.timeout(jb, self._timer_base(jb), now)
         j = j[~bad]
         counting = self.counts_dupacks is not None  # (its lost packets are placed: ``_add_holes``)
         left = f.holes[j] if counting else f.carried[j]
+        self._repaired_in_recovery(j, f.dropped[j] - f.drop_mark[j] - left)
         more = left > 0
         jm = j[more]
         if jm.size:  # new data lost during recovery: a fresh loss event
@@ -654,6 +658,19 @@ class Sender:
         f.state[jo] = OPEN
         f.grow[jo] = self.ack_gain[jo]
         f.t_next[jo] = np.inf
+
+    def _repaired_in_recovery(self, j, drops):
+        """Flows ``j`` lost ``drops`` more packets in fast recovery and repaired them in it: their event's.
+
+        No window reduction of its own reacts to them (those left for the
+        next event, or a time-out, do), so they are added to the event that
+        fast recovery began at (``t_fr``).
+        """
+        if self.events is None:
+            return
+        i = drops.nonzero()[0]
+        if i.size:
+            self.events.append((j[i], self.f.t_fr[j[i]], None, drops[i]))
 
     # ------------------------------------------------------------ time-outs
     def rto(self, j):
@@ -895,7 +912,8 @@ class NewReno(Sender):
         f.t_partial[jf] = now
         f.t_next[jf] = now + self.rto(jf)
         fired = jl[~first]
-        if fired.size:
+        if fired.size:  # (a time-out within the event: its hole was one of the event's losses)
+            self._repaired_in_recovery(fired, f.dropped[fired] - f.drop_mark[fired])
             self.timeout(fired, f.t_partial[fired], now)
         return j[~left]
 
