@@ -115,11 +115,8 @@ FEW_LARGE = {
 # as the 200 ms timer for the next train, but placing the race at the packets' own places in their steps (a
 # step's last packet at the end of its spread, the next step's first at its start; not kept) read +5.49 %.
 # What does is described above (more events and more drops per event as the step shrinks): not isolated.
-# Since a time-out's refills are ACKed alone and no duplicate ACK grows a window (AckRing._refill,
-# Sender._before_the_hole): +7.7 % over seeds 1-24, +6.4 % over 25-96 (standard error 0.9 %), about +6.7 %
-# over the 96, as before within the seeds' spread.
-FEW_LARGE_MISSES = {10: "10 drop-tail flows at 10 ms: loss +7.7 % at half the step (seeds 1-24; +6.4 % over "
-                        "seeds 25-96), issue 12's goal 5 %: an overflow's drops spread over more flows at the "
+FEW_LARGE_MISSES = {10: "10 drop-tail flows at 10 ms: loss +5.5 % at half the step (seeds 1-24; +6.8 % over "
+                        "seeds 1-96), issue 12's goal 5 %: an overflow's drops spread over more flows at the "
                         "default step than at a finer one; not isolated"}
 
 
