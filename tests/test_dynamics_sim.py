@@ -36,7 +36,7 @@ pytestmark = pytest.mark.slow
 NS3 = dict(drop_spacing="count", delayed_ack=True)  # the references' wait=0 spacing and delayed ACKs
 SWING_CV = 1.0 / np.sqrt(2.0)  # see the module docstring
 # Settled simulated queues read at most 0.035 empty at the default step (sets of seeds up to 12: 0.034-0.038),
-# 0.102-0.108 and 0.135-0.142 near the swing line (V4 and V1); ns-3's swinging runs are empty 15-17 % of the time in
+# 0.108 and 0.135 at the swing line (V4 and V1); ns-3's swinging runs are empty 15-17 % of the time in
 # instantaneous samples, and step samples only read higher.
 SWING_EMPTY = 0.15
 # Low et al.'s sweeps: tests/test_stability.py's RED setting, 1500-byte packets, 30 flows at 50 Mbit/s and
@@ -57,12 +57,11 @@ BAND = (0.8, 1.0)
 # errors of 1/sqrt 2 which side it falls on is the seeds' draw, so such a row gets no verdict (_at_the_line).
 # Measured over seeds 1-12, the standard deviation of one seed's CV is 0.020-0.034 on the settings whose CV
 # lies within 0.1 of the line (V1 0.031, V4 0.020, 30 flows at 50 Mbit/s and 100 ms 0.034; 0.012-0.066 on all
-# 17, 200 flows at 200 ms the most, at CV 0.59).  V1 (CV 0.711 over the 12 seeds; sets of 3: 0.696-0.729) and V4 (0.686;
-# 0.669-0.700) sat on it (since a time-out's refills are ACKed alone, AckRing._refill: V1 0.712, 0.683-0.735; V4 0.665,
-# 0.641-0.695, off it at the test's seeds 1-3, on it at 10-12), and Low et al.'s 30 flows at 50 Mbit/s and 100 ms (V1's
-# setting with the default sender; 0.771; sets of 2: 0.751-0.784) near it; ns-3's own V1 nearly so (the reference's one
-# run 0.615; an ns-3 3.44 replica 0.675, 0.687, 0.707, seeds 1-3).  The 0.041 kept (an earlier engine's largest near the
-# line) covers them.
+# 17, 200 flows at 200 ms the most, at CV 0.59).  V1 (CV 0.711 over the 12 seeds; sets of 3: 0.696-0.729) and
+# V4 (0.686; 0.669-0.700) sit on it, and Low et al.'s 30 flows at 50 Mbit/s and 100 ms (V1's setting with the
+# default sender; 0.771; sets of 2: 0.751-0.784) near it; ns-3's own V1 nearly so (the reference's one run
+# 0.615; an ns-3 3.44 replica 0.675, 0.687, 0.707, seeds 1-3).  The 0.041 kept (an earlier engine's largest
+# near the line) covers them.
 CV_SEED_SD = 0.041
 # V3's period is read over 24 seeds: one seed's peak scatters with a standard deviation of 0.52 s around
 # 2.84 s (36 seeds), so 3 seeds' estimate moves by about +-0.3 s, 24 seeds' by about 0.1 s (0.52 / sqrt 24;
@@ -192,12 +191,10 @@ def test_swinging_queue_empties_and_idles_the_link(runs):
     # below 0.98, the reference README's line for a swinging setting, and below the stable setting's on the
     # same link (V2 against V1, V3 against V4, 20 against 60 flows, 30 against 200 flows at 100 Mbit/s and
     # at 200 ms).  Where it settles the link stays busy (above 0.98) and the queue empties less.  Measured
-    # since a time-out's refills are ACKed alone (AckRing._refill; the test's seeds): swinging 0.949-0.992
-    # busy, empty 0.192-0.510; settled 0.9989-1.000, empty 0.034 or less, and V4, off the line at these
-    # seeds (CV 0.656), 0.9951 and 0.102.  Before, (the test's seeds): utilization swinging 0.948-0.991, empty
-    # 0.186-0.509; settled 0.9987-1.000, empty 0.035 or less.  The busiest swinging row: 30 flows at 50 Mbit/s and 100
-    # ms (CV 0.784 at seeds 1-2, just off the line; pairs of seeds 1-12 0.751-0.788), 0.9913 busy (pairs 0.9913-0.9929,
-    # single seeds 0.9903-0.9943), 0.186 empty; so the swinging line is 0.994.  The settings at the swing line
+    # (the test's seeds): utilization swinging 0.948-0.991, empty 0.186-0.509; settled 0.9987-1.000, empty
+    # 0.035 or less.  The busiest swinging row: 30 flows at 50 Mbit/s and 100 ms (CV 0.784 at seeds 1-2, just
+    # off the line; pairs of seeds 1-12 0.751-0.788), 0.9913 busy (pairs 0.9913-0.9929, single seeds
+    # 0.9903-0.9943), 0.186 empty; so the swinging line is 0.994.  The settings at the swing line
     # (_at_the_line: V1 and V4) sit at both thresholds too: 0.9951 and 0.9948 busy, empty 0.135 and 0.108
     # (single seeds 1-12: 0.9928-0.9965, 0.088-0.169), so they get neither verdict's assertion.
     rows = [row for row in _cases(runs) if not _at_the_line(row)]
@@ -233,14 +230,10 @@ def test_low_et_al_in_the_simulator(runs):
 
 def test_periods_of_the_oscillations(runs):
     # Where the simulated queue swings (off the line), its dominant period (0.2-20 s, the seeds' mean) against
-    # the linear loop's prediction and the fluid limit cycle.  Measured since a time-out's refills are ACKed
-    # alone (AckRing._refill; sim / fluid / linear, s, the test's seeds): V2 1.29/1.33/1.15, V3 2.86/2.58/2.32,
-    # 100 Mbit/s 1.43/1.22/0.97 (1.15-1.36 s over five other pairs of seeds: the linear ratio 0.68 is the
-    # lowest), 200 ms 2.53/2.41/1.94, 20 flows 1.22/1.20/1.18, 30 flows at 50 Mbit/s and 100 ms
-    # 1.14/1.12/1.17, the 100-flow settings 0.93/0.89/0.94 and 1.87/1.78/1.89; geometric means 0.89 (linear)
-    # and 0.95 (fluid).  Before, the test's seeds: V2 1.32/1.33/1.15, V3 2.85/2.58/2.32, 100 Mbit/s 1.16/1.22/0.97, 200
-    # ms 2.58/2.41/1.94, 20 flows 1.26/1.20/1.18, 30 flows at 50 Mbit/s and 100 ms 1.19/1.12/1.17, the two 100-flow
-    # settings 0.92/0.89/0.94 and 1.90/1.78/1.89 (V1, at the line, 1.08/1.13/1.17).  Over these and other sets of seeds
+    # the linear loop's prediction and the fluid limit cycle.  Measured (sim / fluid / linear, s), the test's
+    # seeds: V2 1.32/1.33/1.15, V3 2.85/2.58/2.32, 100 Mbit/s 1.16/1.22/0.97, 200 ms 2.58/2.41/1.94, 20 flows
+    # 1.26/1.20/1.18, 30 flows at 50 Mbit/s and 100 ms 1.19/1.12/1.17, the two 100-flow settings
+    # 0.92/0.89/0.94 and 1.90/1.78/1.89 (V1, at the line, 1.08/1.13/1.17).  Over these and other sets of seeds
     # (V2: 4-6, 7-9, 10-12; Low et al.'s pairs up to 7-8; V3: 13-36, 1-12 with 25-36) the linear period is
     # 0.74-1.06 times the simulator's (V3 0.79-0.85; geometric mean over the swinging settings 0.87-0.90, the
     # test's seeds 0.90), the fluid cycle 0.88-1.05 times (geometric mean 0.94-0.96).  The linear loop runs
@@ -264,13 +257,11 @@ PERIOD_BOUND = {"V2": 0.15, "V3": 0.9}  # (test_against_ns3_dynamics says why)
 
 def test_against_ns3_dynamics(runs):
     # V1-V4 (3 seeds each, V3 24) against ns3_red_dynamics, with the references' sender (module docstring).
-    # Utilization within 0.02 (issue 12's goal; measured 0.994, 0.949, 0.970, 0.995 against 0.992, 0.950,
-    # 0.958, 0.992; queue std +10, +15, +10, +5 %; V2's period 1.29 s, 1.29-1.33 s over four sets of 3 seeds;
-    # since a time-out's refills are ACKed alone, AckRing._refill.  Before: 0.995, 0.948, 0.972, 0.995).  Queue
-    # std within 25 % (before +8, +15, +10, +9 %: the swinging runs' cycles slightly larger, their flows more
-    # synchronized per step).  The swing verdict where the simulator's is not a draw of seeds: V2 and V3 swing
-    # as in ns-3, V4 (CV 0.656 at these seeds; before 0.688, at the line) settles as in ns-3; V1 (0.713) is at
-    # the line (CV_SEED_SD) and in the band just past the linear boundary, where ns-3's V1 settles.
+    # Utilization within 0.02 (issue 12's goal; measured 0.995, 0.948, 0.972, 0.995 against 0.992, 0.950,
+    # 0.958, 0.992).  Queue std within 25 % (measured +8, +15, +10, +9 %: the swinging runs' cycles slightly
+    # larger, their flows more synchronized per step).  The swing verdict where the simulator's is not a draw
+    # of seeds: V2 and V3 swing as in ns-3; V1 (CV 0.696) and V4 (0.688) are at the line (CV_SEED_SD), V1 also
+    # in the band just past the linear boundary, where ns-3's V1 settles.
     # Fraction empty: the simulator's step samples read about 3x ns-3's instantaneous ones (module
     # docstring), so only the ranking is compared: every swinging run empties more than every settled one,
     # in both.  Dominant period where ns-3 swings: V2 within 15 % (measured 1.32 s, 1.28-1.32 s over four

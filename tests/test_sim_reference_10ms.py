@@ -15,15 +15,7 @@ pytestmark = pytest.mark.slow
 
 
 # The batch runs 100 s, statistics over [20, 100] s, where the references ran 200 s: half the work, to keep
-# the suite within its time.  Measured so since a time-out's retransmissions that fill the receiver's holes
-# are each ACKed alone, every hole where the sender keeps its SACK scoreboard (AckRing._refill), and no
-# duplicate ACK grows a window in the step the ACKs reach the lost packet (Sender._before_the_hole;
-# classic recovery, seed 1): every row above 0.1 % loss -9.7 ... +5.2 % on loss (mean of the errors'
-# sizes 3.8 %, mean error -3.3 %; drop-tail at 40, 60, 80, 100, 150, 200 flows -9.7, -6.5, -9.6, -9.6,
-# -6.2, -4.2 %; RED 500/0.02 at 200 and 300 flows -5.5, -0.8 %; gentle RED at 50, 150, 300 -3.7, -2.6,
-# -0.8 %; ECN at 300 +5.2 %, the highest), -7.7 ... +7.4 % on the queue (gentle RED at 300 flows +7.4 %,
-# before +0.5 %), time-outs x0.80-1.01 on the goal's rows; over seeds 1-4 loss -9.1 ... +5.7 % (mean
-# error -2.6 %, before -4.0 %).  Before them, since an ECN echo halves the flight its ACK leaves, as ns-3
+# the suite within its time.  Measured so since an ECN echo halves the flight its ACK leaves, as ns-3
 # 3.44 reduces (NewReno.reduced_on_echo; classic recovery, seed 1): every row above 0.1 % loss -11.2 ...
 # +4.1 % on loss (mean of the errors' sizes 4.8 %; drop-tail at 60, 80, 100, 150, 200 flows -11.2, -8.1,
 # -10.6, -8.1, -7.7 %; RED with ECN at 20, 70, 150, 300 flows +1.2, -0.2, +1.4, +4.1 %, the highest),

@@ -83,28 +83,9 @@ def test_few_flows_see_the_buffer_fill_and_drain(step_study):
     assert _mean(runs, "utilization") > 0.99
 
 
-def _known_miss(key, reason):
-    # A goal the simulator misses, measured and explained (strict: a fix shows).
-    return pytest.param(key, marks=pytest.mark.xfail(strict=True, reason=reason))
-
-
-V3_HALVING = (
-    "V3's queue (6 packets, RED below full load) rises by 6.2 % at half the step (seeds 1-128; +5.5 % over seeds "
-    "129-384, standard error 0.5 %), issue 12's goal 5 %: the queue of the bursts within a step, as the 5-flow RED "
-    "row's on the replica grid.  It read +4.8 % (+4.9 % over 129-384) while the duplicate ACKs of the step in which "
-    "a flow's ACKs reach its lost packet still grew its window (Sender._before_the_hole), a growth that grew with "
-    "the step")
-
-
-@pytest.mark.parametrize("key", ["few flows", *(_known_miss(k, V3_HALVING) if k == "V3" else k
-                                                 for k in sorted(DYNAMICS)), "motion 10 Mbit/s"])
+@pytest.mark.parametrize("key", ["few flows", *sorted(DYNAMICS), "motion 10 Mbit/s"])
 def test_halving_the_step_moves_loss_and_queue_less_than_5_percent(step_study, key):
-    # Issue 12's goal is 5 %, the bound.  Since a restart's packets that fill the receiver's holes
-    # are ACKed alone (AckRing._refill) and no duplicate ACK grows a window (Sender._before_the_hole),
-    # with classic recovery (the test's sender; 4 seeds, V3 128, few flows 16): few flows +1.4 / -1.0 %,
-    # V1 -0.7 / +0.5, V2 +1.0 / +3.0, V3 +0.6 / +6.2 (a known miss: V3_HALVING), V4 -0.5 / +0.1,
-    # motion 10 Mbit/s -0.1 / -1.9; just before them (74461e2) +4.2 / -1.9, +0.5 / +1.4, -1.3 / +2.8,
-    # -0.1 / +4.8, -0.6 / -1.0, +0.1 / -1.9.  With classic recovery (the test's
+    # Issue 12's goal is 5 %, the bound.  With classic recovery (the test's
     # sender) on 71a70a0 (4 seeds, V3 128, few flows 16): few flows +4.8 /
     # -2.3 %, V1 +0.2 / +1.2, V2 +0.1 / +3.2, V3 -1.0 / +5.0 (4.97: at the
     # bound), V4 +0.4 / -0.6, motion 10 Mbit/s +0.0 / -2.0.  On b0804d0
@@ -165,16 +146,18 @@ def test_halving_the_step_moves_loss_and_queue_less_than_5_percent(step_study, k
         assert _mean(half, name) == pytest.approx(_mean(default, name), rel=0.05)
 
 
+def _known_miss(key, reason):
+    # A goal the simulator misses, measured and explained (strict: a fix shows).
+    return pytest.param(key, marks=pytest.mark.xfail(strict=True, reason=reason))
+
+
 @pytest.mark.parametrize("key", ["V1", "V2", "V3", "V4"])
 def test_red_dynamics_keep_the_link_as_busy_as_ns3(step_study, key):
     # Issue 12's goal: utilization within 0.02 of the reference, where RED
     # swings (V2, V3: ns-3 0.950, 0.958) and where it settles (V1, V4: 0.992,
-    # 0.992).  Since a time-out's refills are ACKed alone (AckRing._refill;
-    # classic recovery, 4 seeds, V3 128): 0.9939, 0.9495, 0.9706, 0.9951; loss
-    # +0.4, +4.3, +0.8, -1.1 %; queue -5.4, -20.0, -22.6, -3.1 %.  With classic
-    # recovery (the test's sender; b0804d0, 4 seeds, V3 128): 0.9948, 0.9481,
-    # 0.9707, 0.9958; loss +2.4, +7.8, +2.3, +0.9 %; queue -4.0, -19.6, -22.2,
-    # -1.4 %.  The figures below, with PRR, are from
+    # 0.992).  With classic recovery (the test's sender; b0804d0, 4 seeds, V3
+    # 128): 0.9948, 0.9481, 0.9707, 0.9958; loss +2.4, +7.8, +2.3, +0.9 %;
+    # queue -4.0, -19.6, -22.2, -1.4 %.  The figures below, with PRR, are from
     # before.  e08f405 idled the link: 0.937, 0.897, 0.833, 0.964.  Measured
     # before the duplicate ACKs were counted as they come (8 seeds, PRR):
     # 0.994, 0.941, 0.967, 0.995; loss +5, +12, +7, +3 %; queue -3, -22, -27,

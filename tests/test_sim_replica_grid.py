@@ -34,12 +34,6 @@ SEEDS = (1, 2)
 # scaling, receive window 4 BDP) through a drop-tail buffer of one BDP (ns3_dumbbell.py's FEW_FAST).
 FEW_FAST = sim_grid.configurations(sim_grid.GRID.parent / "ns3_few_fast.csv")
 
-# Since a time-out's retransmissions that fill the receiver's holes are each ACKed alone (AckRing._refill)
-# and no duplicate ACK grows a window in the step the ACKs reach the lost packet (Sender._before_the_hole;
-# validation/sim_grid.csv, seeds 1-2): loss -10.6 ... +13.4 % where ns-3 loses more than 0.1 % (mean error
-# +1.2 %, before -1.0 %; the 10-packet row +13.4 %, before +6.9 %; 300 drop-tail flows at 50 ms +9.6 %,
-# before +0.5 %), queue -12.2 ... +4.0 %, time-outs x0.82-1.20 where above 1e-3, utilization within
-# 0.0056 (the 5-flow RED row apart, as below).
 # Since a link that idles starts its departures again at a new phase (queues._DropTail._restart_departures)
 # and drop-tail's buffer counts the replica's one-packet device queue (sim_grid.DEVICE_QUEUE; seeds 1-2):
 # loss -9.5 ... +8.7 % where ns-3 loses more than 0.1 %, queue -11.3 ... +6.4 %, time-outs x0.85-1.14
@@ -120,14 +114,11 @@ def test_no_flow_escapes_a_small_buffer_whose_link_idles(simulated):
 @pytest.mark.parametrize("name", list(FEW_FAST))
 def test_simulator_meets_issue_12_goals_with_few_fast_flows(name):
     # Their loss is 4e-6 to 2e-5 (a few drops per sawtooth), below the goals' 0.1 %: queue and
-    # utilization are held.  Against ns-3's seeds 1-6 for two and three flows (1-2 for one; seeds 1-2 here),
-    # since a time-out's refills are ACKed alone (AckRing._refill): queue +0.5, -3.2, +8.1, -3.5 %,
-    # utilization 0.9999, 0.9937, 0.9999, 0.9998 (in the order below), loss 0.92, 1.61, 1.48, 1.20x ns-3's;
-    # Jain at two and three flows over seeds 1-8 0.863 and 0.866 (ns-3 0.951, 0.967), before 0.840 and 0.887.
-    # Before (seeds 1-2): queue +0.5, -4.3, +8.2, +7.0 %, utilization 0.9999, 0.9939, 0.9996, 1.0000
-    # against 0.9998, 0.9998, 0.9980, 1.0000 (in the order below), loss 0.92, 1.61, 1.57, 1.66x ns-3's.
-    # Against ns-3's seeds 1-2 alone, with the device queue's place counted (sim_grid.DEVICE_QUEUE): queue
-    # +7.5 and +5.4 % at two and three flows.
+    # utilization are held.  Against ns-3's seeds 1-6 for two and three flows (1-2 for one; seeds 1-2 here):
+    # queue +0.5, -4.3, +8.2, +7.0 %, utilization 0.9999, 0.9939, 0.9996, 1.0000 against 0.9998, 0.9998,
+    # 0.9980, 1.0000 (in the order below), loss 0.92, 1.61, 1.57, 1.66x ns-3's.  Against ns-3's seeds 1-2
+    # alone, with the device queue's place counted (sim_grid.DEVICE_QUEUE): queue +7.5 and +5.4 % at two
+    # and three flows.
     # Measured since the receivers' delayed-ACK timer races the next packet
     # (AckRing._delay_acks; seeds 1-2): queue -3.6, -7.0, +3.2, +4.1 %, utilization 0.9953, 0.9866, 0.9996,
     # 1.0000 (in the order below).  One flow's 200 s is a handful of sawteeth, and its utilization

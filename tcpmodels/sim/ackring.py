@@ -57,26 +57,18 @@ class AckRing:
         self.holes = np.zeros(flows, dtype=real)
         self.filled = None  # flows whose last hole a retransmission filled this step
         self.lone = None  # the flows whose held packet's ACK the timer sent alone, reaching them this step
-        # A restart's retransmissions that fill the receiver's holes, each ACKed
-        # at once and alone (``_refill``): per flow, those still to be sent; those
-        # whose ACKs are on their way, and the step they reach the sender.
-        self.refills = np.zeros(flows, dtype=real)
-        self.refilling = False  # (any still to be sent)
-        self.whole = np.zeros(flows, dtype=real)
-        self.whole_due = np.full(flows, -1, dtype=np.int64)
-        self.wholes = False  # (any on their way)
-        self.refilled = None  # (flows, counts): the ACKs of refills that reach their senders this step
         # Beside the ring: which of its ACKs the timer sent alone (those of held packets a later one timed out).
         self.lone_rows = np.zeros((length, flows), dtype=bool)
         self.ahead = None  # flows whose first hole opened this step behind all of the step's packets
         self._among = np.zeros(flows, dtype=bool)  # (``_member``'s scratch, all False between calls)
+        # Flows whose receiver holds data above a hole that their go-back-N restart's first packet fills.
+        self.refills = np.zeros(flows, dtype=bool)
+        self.refilling = False  # (any of them)
 
     def take(self, k):
         """The row of ACKs due at step ``k`` (the caller empties it once used)."""
         self.k = k
-        self.filled = self.ahead = self.lone = self.refilled = None
-        if self.wholes:
-            self._refills_due(k)
+        self.filled = self.ahead = self.lone = None
         row = self.rows2[k % self.L]
         if self.delaying:
             # Receivers whose timer fires: no packet came to take the held one's ACK along.
@@ -93,15 +85,6 @@ class AckRing:
             if fired.size:
                 self.lone = fired
         return row
-
-    def _refills_due(self, k):
-        """The ACKs of the refills due at step ``k`` (``refilled``)."""
-        due = (self.whole_due == k).nonzero()[0]
-        if due.size:
-            self.refilled = (due, self.whole[due])
-            self.whole[due] = 0.0
-            self.whole_due[due] = -1
-            self.wholes = np.count_nonzero(self.whole_due >= 0) > 0
 
     def insert(self, sending, packets, propagation, queueing, u, spread=None, asked=None):
         """Schedule the ACKs of ``packets`` of flows ``sending`` ``propagation + queueing`` steps ahead.
@@ -260,39 +243,18 @@ class AckRing:
         self.holes[j] = left
         self.filled = j[before & (left == 0.0)]
 
-    def _at_once(self, sending, packets, delay, u):
-        """Which of flows ``sending`` have their step's ``packets`` ACKed at once: a hole open, filled or refilled."""
+    def _at_once(self, sending):
+        """Which of flows ``sending`` have their step's packets ACKed at once: a hole open or just filled."""
         gap = self.holes[sending] > 0.0
         if self.filled is not None and self.filled.size:
             gap |= self._member(sending, self.filled)
         if self.ahead is not None and self.ahead.size:
             gap &= ~self._member(sending, self.ahead)
-        if self.refilling:
-            self._refill(sending, packets, delay, u, gap)
+        if self.refilling:  # a restart's first packet (its flow's only one this step: the window is 1)
+            gap |= self.refills[sending]
+            self.refills[sending] = False
+            self.refilling = np.count_nonzero(self.refills) > 0  # (``any`` has a Python wrapper: 3x the cost)
         return gap
-
-    def _refill(self, sending, packets, delay, u, gap):
-        """Flows ``sending`` restarted after a loss: their first ``refills`` packets fill the receiver's holes.
-
-        RFC 5681 4.2 (ns-3's TcpSocketBase::ReceivedData): a packet that fills a
-        gap is ACKed at once, not held for the timer, so each is an ACK of its
-        own and grows the window by a whole ACK's (``whole``, reaching the
-        sender ``delay`` steps ahead, rounded stochastically by ``u`` as the
-        ring rounds a lone packet).  A step's packets that follow the refills
-        are taken as ACKed at once with them.
-        """
-        r = self.refills[sending]
-        i = r.nonzero()[0]
-        if not i.size:
-            return
-        gap[i] = True
-        fill = np.minimum(r[i], packets[i])
-        j = sending[i]
-        self.refills[j] = r[i] - fill
-        self.refilling = np.count_nonzero(self.refills) > 0  # (``any`` has a Python wrapper: 3x the cost)
-        self.whole[j] += fill
-        self.whole_due[j] = (delay[i] + u[i]).astype(np.int64) + self.k
-        self.wholes = True
 
     def _member(self, sending, j):
         """Which of flows ``sending`` are among flows ``j``: np.isin's answer, at a tenth of its cost."""
@@ -331,7 +293,7 @@ class AckRing:
         if self.delayed is not None:
             odd *= self.delayed[sending]
         # (Times the flows not ACKed at once: a pass, where a masked write scans the mask first.)
-        odd *= ~self._at_once(sending, packets, delay, u)
+        odd *= ~self._at_once(sending)
         self.held[sending] = odd
         # The timer runs from the held packet's arrival: a step whose packets
         # were all lost brought the receiver nothing to restart it.  (Set only
@@ -357,27 +319,20 @@ class AckRing:
         self.until[j] = np.maximum(self.until[j], due + 1)
         self.held[j] = 0.0
 
-    def forget(self, j, restart=False, sack=False):
-        """Drop every ACK still due to flows ``j`` (a ``restart``: their receivers keep their data).
-
-        After a ``restart`` the receivers' holes are refilled (``_refill``):
-        with ``sack`` each of them by a retransmission, as a sender that keeps
-        its SACK scoreboard across a time-out resends only what was lost (RFC
-        6675 5.1 with Errata 1610, as ns-3's TcpTxBuffer::SetSentListLost
-        keeps it); without, go-back-N: the first
-        retransmission fills the first hole and the rest follow in order, the
-        holes taken as closed.
-        """
+    def forget(self, j, restart=False):
+        """Drop every ACK still due to flows ``j`` (a go-back-N ``restart``: their receivers keep their data)."""
         # Only columns with ACKs still due: a scattered write costs L cache misses.
         live = j[self.until[j] > self.k]
         if live.size:
             self.rows2[:, live] = 0.0
             self.lone_rows[:, live] = False
-        self.whole[j] = self.refills[j] = 0.0
-        self.whole_due[j] = -1
         if restart and self.delaying:
+            # Go-back-N: the first retransmission fills the first hole (RFC 5681
+            # 4.2, ns-3's ReceivedData: a packet that fills a gap is ACKed at once,
+            # not held for the 200 ms timer) and the rest follow in order; the
+            # receiver's holes are taken as closed.
             gap = j[self.holes[j] > 0.0]
-            self.refills[gap] = self.holes[gap] if sack else 1.0
+            self.refills[gap] = True
             self.refilling = self.refilling or bool(gap.size)
         self.held[j] = self.holes[j] = 0.0
 

@@ -53,8 +53,6 @@ class Sender:
     one_hole = True
     # Steps each flow's ACKs are held before the sender acts on them (delay control), or None.
     hold = None
-    # After a time-out only the lost packets are resent (the SACK scoreboard kept: AckRing.forget).
-    keeps_scoreboard = False
     # The flows this sender owns (a boolean per flow), or None for all: one group's
     # sender in a mixed population acts on its own flows only (see ``own`` and Mixed).
     mine = None
@@ -131,9 +129,7 @@ class Sender:
         if check:
             assert (f.inflight >= -1e-9).all(), "more ACKs than packets in flight"
         f.acked += acks
-        ring = self.ring
-        counted = acks if ring.lone is None and ring.refilled is None else self._acks_counted(acks)
-        self.increase(counted if self.counts_dupacks is None else self._before_the_hole(acks, counted))
+        self.increase(acks if self.ring.lone is None else self._acks_counted(acks))
         if f.holes is not None:
             self._retransmit_found(self.ring.k * self.dt)
         if self.prr is not None:
@@ -147,35 +143,11 @@ class Sender:
         ACK at a time), and with delayed ACKs an ACK covers two packets: the
         growth per packet ACKed (``grow``) is half an ACK's.  A held packet
         whose ACK the receiver's timer sent (``AckRing.take``) is one ACK for
-        one packet: counted as two packets, it grows the window by a whole ACK's;
-        so does each packet of a restart that fills a hole (``AckRing._refill``).
+        one packet: counted as two packets, it grows the window by a whole ACK's.
         """
         counted = acks.copy()
-        ring = self.ring
-        if ring.lone is not None:
-            # (A flow with two lone ACKs in one step, which takes a timer shorter than the step, counts one.)
-            counted[ring.lone] += 1.0
-        if ring.refilled is not None:  # the refills of a restart's receiver holes (``AckRing._refill``)
-            j, packets = ring.refilled
-            counted[j] += packets
-        return counted
-
-    def _before_the_hole(self, acks, counted):
-        """``counted`` without the duplicate ACKs of the step in which a flow's ACKs reach its first lost packet.
-
-        ns-3 grows no window on a duplicate ACK.  From the next step on a
-        flow that counts its duplicate ACKs grows none (``NewReno.loss_detected``
-        sets ``grow`` to 0); in the step its ACK stream passes the lost
-        packet's place (``ack_mark``) only the ACKs up to that place grow it.
-        """
-        f = self.f
-        j = ((f.state == PENDING) & self.counts_dupacks).nonzero()[0]
-        j = j[(f.acked[j] > f.ack_mark[j]) & np.isinf(f.t_dupack[j])]
-        if not j.size:
-            return counted
-        counted = counted.copy()
-        ahead = np.maximum(f.ack_mark[j] - (f.acked[j] - acks[j]), 0.0)
-        counted[j] = np.minimum(counted[j], ahead)
+        # (A flow with two lone ACKs in one step, which takes a timer shorter than the step, counts one.)
+        counted[self.ring.lone] += 1.0
         return counted
 
     def increase(self, acks):
@@ -765,7 +737,7 @@ class Sender:
         # A Tahoe without go-back-N gets here from a fast retransmit only with one
         # hole in the window: the retransmission's ACK then covers everything in
         # flight, and the duplicate ACKs before it open nothing.
-        self.ring.forget(j, restart=True, sack=self.keeps_scoreboard)
+        self.ring.forget(j, restart=True)
         self._forget_holes(j)
         f.cwnd[j] = window
         f.backlog[j] += 1.0
@@ -802,9 +774,6 @@ class NewReno(Sender):
         super().__init__(scenarios, flows, ring, dt)
         spec = spec or scenarios[0].sender
         self.sack = spec.sack
-        # ns-3 keeps the scoreboard across a time-out; recovery="rfc6675" (the seed papers' ns-2 runs)
-        # keeps the engine's go-back-N.
-        self.keeps_scoreboard = spec.sack and spec.recovery != "rfc6675"
         if self.sack and spec.recovery != "rfc6675":
             if spec.recovery != "classic-ns3.44":  # (classic: the pipe below ssthresh, RFC 6675's rule)
                 self.prr, self.prr_everywhere = np.ones(flows.N, dtype=bool), True
@@ -828,11 +797,10 @@ class NewReno(Sender):
 
         Called every step from the loss on (``_watch_dupacks``), before sending
         (``decide_on_dupacks``).  From the step the ACKs reach the lost
-        packet's place (``ack_mark``; that step's ACKs were taken before it,
-        those beyond the place without growth: ``_before_the_hole``), every
-        ACK is a duplicate: it carries no growth, and the SACKed packet
-        leaves the pipe so that a new one goes out (RFC 6675 5): ``room``,
-        what the windows let out this step.  The
+        packet's place (``ack_mark``; that step's ACKs were taken before it and
+        still grew the window), every ACK is a duplicate: it carries no
+        growth, and the SACKed packet leaves the pipe so that a new one goes
+        out (RFC 6675 5): ``room``, what the windows let out this step.  The
         flow retransmits at the step its ``dupack_threshold``-th duplicate ACK
         comes, after the new packets of the duplicate ACKs before it (in ns-3
         the retransmission takes the threshold-th's place), and PRR lets out
