@@ -34,7 +34,7 @@ def test_congestion_events_are_the_losses_windows_react_to():
     # Every loss is reacted to once: the events' drops are the flows' drops, but for
     # losses at the interval's edges (dropped before warmup and reacted to after,
     # or dropped at the end and not yet noticed).  Losses that fast recovery repairs
-    # after it began count in its event (Sender._repaired_in_recovery): 459 against 457
+    # after it began count in its event (Sender._added_to_event): 459 against 457
     # here; over seeds 1-16 at most 2.0 % apart (NewReno; with SACK 2.2 %, Reno 2.7 %,
     # Tahoe 3.1 %), at most 3 per flow (5 with SACK and classic recovery).  Before, those
     # losses were in no event: 3.9 % and 4 per flow over the same seeds (3819adb 2 of 392;
@@ -42,6 +42,21 @@ def test_congestion_events_are_the_losses_windows_react_to():
     assert ev["drops"].sum() == pytest.approx(r.flow_drops.sum(), rel=0.03)
     per_flow = np.bincount(ev["flow"], weights=ev["drops"], minlength=20)
     assert per_flow == pytest.approx(r.flow_drops, abs=3)
+
+
+@pytest.mark.parametrize("queue", [sim.CHOKe(min_th=5, max_th=40, max_p=0.1), sim.RandomDrop(buffer=40)],
+                         ids=["choke", "randomdrop"])
+def test_losses_no_reduction_of_their_own_reacts_to_count_in_an_event(queue):
+    # Queues that remove queued packets: some of a flow's are removed while its
+    # time-out is pending, or after the time-out wrote them off (the time-out's
+    # event counts both).  Measured (30 Reno flows for 60 s, seeds 1-8):
+    # CHOKe -0.1 ... -0.6 %, random drop -0.3 ... +0.5 %; before they counted,
+    # CHOKe -8.3 ... -9.9 %, random drop -4.9 ... -7.3 % (148f2c8).  2 % allows
+    # the interval's edges and fails at half the losses missing.
+    runs = sim.simulate([sim.Scenario(n_flows=30, bandwidth=5e6, rtt=0.05, duration=60.0, warmup=5.0, queue=queue,
+                                      sender=sim.Reno(), seed=s) for s in (1, 2)])
+    for r in runs:
+        assert r.congestion_events["drops"].sum() == pytest.approx(r.flow_drops.sum(), rel=0.02)
 
 
 def test_batches_split_events_by_scenario():

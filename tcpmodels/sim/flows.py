@@ -159,7 +159,9 @@ class Flows:
         self.hole_at = self.hole_n = self.holes = self.holes_below = None
         # When a partial ACK in fast recovery stopped at a hole not yet found lost (its timer's base) [s].
         self.t_partial = np.full(N, np.inf)
-        self.t_fr = zeros(float)  # when fast recovery began [s]
+        # When the flow's last congestion event began, at its fast retransmit or time-out: the
+        # losses added to it later are logged at that time [s].
+        self.t_event = zeros(float)
         # Proportional Rate Reduction (RFC 6937 3): `acked` and `sent` where
         # prr_delivered and prr_out count from, and RecoverFS, the pipe at its start.
         self.prr_acked0, self.prr_sent0, self.recover_fs = zeros(), zeros(), zeros()

@@ -157,13 +157,15 @@ class SimResult(Result):
         reacts to: a fast retransmit (with the losses its fast recovery
         repairs), or a time-out when too few duplicate ACKs came back, or a
         lost retransmission that ends fast recovery in a time-out (with the
-        losses since the fast retransmit).  ECN marks are not losses and
-        make no rows.  Losses no reduction reacts to are in no row, though
-        ``flow_drops`` counts them: packets that random drop or CHOKe
-        removes from the queue after a time-out wrote them off, and those
-        lost while a time-out is pending (CHOKe, 30 Reno flows: 180 and
-        about 55 of 2440 drops; events 8-10 % short of ``flow_drops`` there,
-        within 5 % on drop-tail and RED).
+        losses since the fast retransmit).  Losses while a time-out is
+        pending count in its event (its go-back-N resends them), and so do
+        queued packets that random drop or CHOKe removes after a time-out or
+        restart wrote them off (the flow's last event).  ECN marks are not
+        losses and make no rows.  So the rows add up to ``flow_drops`` but
+        for the measured interval's edges: an event just after the warm-up
+        holds the losses before it that it reacts to, one pending at the end
+        has none (30 Reno flows for 60 s, seeds 1-4: within 0.5 % on CHOKe,
+        0.9 % on drop-tail and RED).
     transfers : Transfers
         With ``Scenario(workload=FiniteTransfers(...))``: every transfer
         completed in the measured interval (``flow``, ``size`` [packets],

@@ -553,6 +553,7 @@ class Sender:
         f = self.f
         if slot is None:
             f.unseen_drops[i] += 1.0
+            self._added_to_event(np.array([i]), np.ones(1))
             return
         f.dropped[i] += 1.0
         self.ring.lost(i, 1.0)
@@ -585,8 +586,7 @@ class Sender:
         fr = delivered_after >= self.dupthresh[j]
         if self.one_hole:  # (a mixed population runs this per group, each with its own flag)
             fr &= lost <= 1.0  # a second loss in the window: a time-out
-        if self.events is not None:
-            self.events.append((j, now, f.cwnd[j], lost))
+        self._begin_events(j, now, lost)
         to = j[~fr]
         if to.size:
             self.timeout(to, now, now)
@@ -606,7 +606,6 @@ class Sender:
         f.retx_lost[j] = False
         f.carried[j] = 0.0
         f.drop_mark[j] = f.dropped[j]  # (the event's losses are logged: count those of its recovery)
-        f.t_fr[j] = now
         f.state[j] = RECOVERY
         f.grow[j] = 0.0
         f.t_next[j] = now + self.recovery_rounds(lost) * (f.prop[j] + f.qdelay(j))
@@ -621,8 +620,8 @@ class Sender:
         """
         f = self.f
         if self.counts_dupacks is None:
-            return f.t_fr[j]
-        return np.where(self.counts_dupacks[j], f.t_dupack[j], f.t_fr[j])
+            return f.t_event[j]
+        return np.where(self.counts_dupacks[j], f.t_dupack[j], f.t_event[j])
 
     def recovery_rounds(self, lost):
         """Round trips fast recovery takes to repair ``lost`` packets."""
@@ -634,13 +633,14 @@ class Sender:
         bad = f.retx_lost[j]
         if bad.any():
             jb = j[bad]
-            if self.events is not None:  # an event of its own: the time-out reacts to every loss since
-                self.events.append((jb, now, f.cwnd[jb], f.dropped[jb] - f.drop_mark[jb]))
-            self.timeout(jb, self._timer_base(jb), now)
+            base = self._timer_base(jb)  # (before the new event's time replaces the fast retransmit's)
+            # An event of its own: the time-out reacts to every loss since.
+            self._begin_events(jb, now, f.dropped[jb] - f.drop_mark[jb])
+            self.timeout(jb, base, now)
         j = j[~bad]
         counting = self.counts_dupacks is not None  # (its lost packets are placed: ``_add_holes``)
         left = f.holes[j] if counting else f.carried[j]
-        self._repaired_in_recovery(j, f.dropped[j] - f.drop_mark[j] - left)
+        self._added_to_event(j, f.dropped[j] - f.drop_mark[j] - left)
         more = left > 0
         jm = j[more]
         if jm.size:  # new data lost during recovery: a fresh loss event
@@ -659,18 +659,26 @@ class Sender:
         f.grow[jo] = self.ack_gain[jo]
         f.t_next[jo] = np.inf
 
-    def _repaired_in_recovery(self, j, drops):
-        """Flows ``j`` lost ``drops`` more packets in fast recovery and repaired them in it: their event's.
+    def _begin_events(self, j, now, lost):
+        """Flows ``j`` react to their ``lost`` packets now: a congestion event each (one window reduction)."""
+        self.f.t_event[j] = now
+        if self.events is not None:
+            self.events.append((j, now, self.f.cwnd[j], lost))
 
-        No window reduction of its own reacts to them (those left for the
-        next event, or a time-out, do), so they are added to the event that
-        fast recovery began at (``t_fr``).
+    def _added_to_event(self, j, drops):
+        """Flows ``j`` lost ``drops`` more packets that their last congestion event's reduction covers.
+
+        No window reduction of their own reacts to them, so they are added to
+        the event that began at ``t_event``: losses that fast recovery
+        repaired (those left for the next event, or a time-out, go there),
+        those while a time-out was pending (its go-back-N resends them), and
+        queued packets removed after a time-out or restart wrote them off.
         """
         if self.events is None:
             return
         i = drops.nonzero()[0]
         if i.size:
-            self.events.append((j[i], self.f.t_fr[j[i]], None, drops[i]))
+            self.events.append((j[i], self.f.t_event[j[i]], None, drops[i]))
 
     # ------------------------------------------------------------ time-outs
     def rto(self, j):
@@ -705,6 +713,7 @@ class Sender:
         # FlightSize / 2: the full window, or the lone retransmission on a back-off.
         f.ssthresh[j] = np.where(again, 2.0, self.reduced(j))
         f.state[j] = STALLED
+        f.drop_mark[j] = f.dropped[j]  # (the event's losses are logged: those while the timer runs are added)
         f.can_send[j] = 0.0
         f.grow[j] = 0.0
         np.add(f.stalled, f.per_scenario(j), out=f.stalled)
@@ -712,6 +721,7 @@ class Sender:
     def timer_fired(self, j):
         """The retransmission timers of flows ``j`` fired: they go back to N from one window."""
         f = self.f
+        self._added_to_event(j, f.dropped[j] - f.drop_mark[j])
         f.acked_at_rto[j] = f.acked[j]
         self.restart(j, self.iw[j])
 
@@ -822,9 +832,8 @@ class NewReno(Sender):
         starved = f.inflight[j] + np.maximum(room, 0.0) - lost < 0.5  # nothing left to bring one
         dead = starved | (now + 0.5 * self.dt >= f.t_dupack[j] + self.rto(j))
         f.t_next[j[~(ready | dead)]] = now + self.dt  # the next step's ACKs
-        if self.events is not None:
-            done = ready | dead
-            self.events.append((j[done], now, f.cwnd[j[done]], lost[done]))
+        done = ready | dead
+        self._begin_events(j[done], now, lost[done])
         to = j[dead & ~ready]
         if to.size:
             self.timeout(to, f.t_dupack[to], now)
@@ -913,7 +922,7 @@ class NewReno(Sender):
         f.t_next[jf] = now + self.rto(jf)
         fired = jl[~first]
         if fired.size:  # (a time-out within the event: its hole was one of the event's losses)
-            self._repaired_in_recovery(fired, f.dropped[fired] - f.drop_mark[fired])
+            self._added_to_event(fired, f.dropped[fired] - f.drop_mark[fired])
             self.timeout(fired, f.t_partial[fired], now)
         return j[~left]
 
