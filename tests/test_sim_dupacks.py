@@ -112,7 +112,7 @@ def test_a_lost_retransmission_times_out_an_rto_after_the_last_new_ack():
         e.sender.on_acks(np.array([1.0]), True)
         e.sender.decide_on_dupacks(j, 1.0 + step * e.dt)
         e.sender.send(None)
-    assert f.state[0] == RECOVERY and f.t_fr[0] == pytest.approx(1.0 + 2 * e.dt)
+    assert f.state[0] == RECOVERY and f.t_event[0] == pytest.approx(1.0 + 2 * e.dt)
     f.retx_lost[0] = True
     e.sender.recovery_ends(j, 1.5)
     assert f.state[0] == STALLED and f.t_next[0] == pytest.approx(1.0 + e.sender.rto(j)[0])
