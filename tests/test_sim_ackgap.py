@@ -61,18 +61,53 @@ def test_a_dropped_retransmission_keeps_its_hole_and_go_back_n_closes_them():
     assert list(ring.holes) == [0.0, 0.0]
 
 
-def test_a_restart_s_first_packet_fills_the_hole_and_is_acked_at_once():
-    # A time-out's go-back-N: flow 1's receiver holds data above a hole, flow 0's
-    # has none (its window was all ACKed).  The retransmission that fills flow 1's
-    # hole is ACKed at once (RFC 5681 4.2), not held for the timer; flow 0's lone
-    # packet is held.  Only the restart's first step: then the ACKs are delayed again.
+def test_a_restart_s_first_packet_is_acked_at_once_only_where_data_lies_above_the_hole():
+    # A time-out's go-back-N: both receivers have holes; flow 1's got packets
+    # above its holes, flow 0's lost its window's last packets (nothing above).
+    # The retransmission that fills flow 1's first hole is ACKed at once (RFC
+    # 5681 4.2, ns-3's ReceivedData: it fills a gap), not held for the timer;
+    # flow 0's fills its hole in order, and its ACK is delayed as any lone
+    # packet's is.  Only the restart's first step: then the ACKs are delayed again.
     ring = _ring()
-    ring.lost(np.array([1]), np.array([2.0]))
-    ring.take(1)
+    ring.lost(FLOWS, np.array([1.0, 2.0]))
+    ring.first_lost(np.array([0]), np.array([1.0]), np.array([0.0]))  # flow 0: the drop behind the step's packets
+    ring.insert(FLOWS, np.array([2.0, 2.0]), np.full(2, 2.0), np.zeros(2), np.zeros(2))
+    assert list(ring.covered) == [0.0, 2.0]
     ring.forget(FLOWS, restart=True)
-    assert list(ring.holes) == [0.0, 0.0]
+    assert list(ring.holes) == [0.0, 0.0] and not ring.covered.any()
     assert list(_step(ring, 1, 1)) == [0.0, 1.0]
     assert list(_step(ring, 2, 1)) == [2.0, 0.0] and list(ring.held) == [0.0, 1.0]  # flow 0 pairs, flow 1 holds
+
+
+def test_holes_are_covered_by_later_packets_and_filled_from_the_first():
+    ring = _ring()
+    ring.lost(FLOWS, np.array([2.0, 1.0]))
+    _step(ring, 1, 1)
+    assert list(ring.covered) == [2.0, 1.0]
+    ring.lost(FLOWS, np.ones(2))  # a later hole, nothing above it yet
+    ring.take(2)
+    ring.repaired(FLOWS, np.array([1.0, 1.0]))  # the first hole of each filled
+    assert list(ring.covered) == [1.0, 0.0] and list(ring.holes) == [2.0, 1.0]
+
+
+def test_a_scoreboard_restart_refills_each_covered_hole_with_an_ack_of_its_own():
+    # A SACK sender that keeps its scoreboard across the time-out resends only
+    # the holes (RFC 6675 5.1, Errata 1610; ns-3's SetSentListLost): the two
+    # covered ones are ACKed at once, one ACK each, and each grows the window
+    # by a whole ACK's (a lone ACK, counted twice: AckRing._refill); the
+    # third hole, at the window's end, is filled in order.  Go-back-N refills
+    # only the first.
+    for sack, refilled in ((True, 2.0), (False, 1.0)):
+        ring = _ring()
+        ring.lost(FLOWS, np.array([2.0, 0.0]))
+        _step(ring, 1, 1)
+        ring.lost(FLOWS, np.array([1.0, 0.0]))
+        ring.forget(FLOWS, restart=True, sack=sack)
+        assert list(ring.refills) == [refilled, 0.0]
+        sent = _step(ring, 2, 4)
+        assert list(sent) == [4.0, 4.0]  # flow 0's step follows its refills: ACKed at once with them
+        ring.take(4)  # the ACKs come back two steps later: so do the refills' own
+        assert ring.lone is not None and list(ring.lone[1]) == [refilled] and list(ring.lone[0]) == [0]
 
 
 def test_without_delayed_acks_no_receiver_bookkeeping():
@@ -126,10 +161,10 @@ def test_a_packet_that_comes_after_the_timer_finds_nothing_held():
     assert list(_deliver(ring, 12, [0, 1])) == [0.0, 1.0]  # flow 1: the held packet's lone ACK (due at 13)
     assert list(ring.held) == [0.0, 1.0] and ring.held_due[1] == 24
     row = ring.take(13)
-    assert row[1] == 1.0 and ring.lone.tolist() == [1]
+    assert row[1] == 1.0 and ring.lone[0].tolist() == [1]
     row[:] = 0.0
     assert ring.take(14)[1] == 0.0 and ring.lone is None
-    assert ring.take(24)[1] == 1.0 and ring.lone.tolist() == [1]
+    assert ring.take(24)[1] == 1.0 and ring.lone[0].tolist() == [1]
 
 
 def test_a_timed_out_held_packet_is_forgotten_with_its_flow_s_acks():
@@ -137,7 +172,7 @@ def test_a_timed_out_held_packet_is_forgotten_with_its_flow_s_acks():
     _deliver(ring, 1, [1, 1])
     _deliver(ring, 12, [1, 1])  # both held packets time out (lone ACKs due at 13)
     ring.forget(np.array([0]))  # flow 0 times out: none of its ACKs is due any more
-    assert list(ring.take(13)) == [0.0, 1.0] and ring.lone.tolist() == [1]
+    assert list(ring.take(13)) == [0.0, 1.0] and ring.lone[0].tolist() == [1]
 
 
 @pytest.mark.parametrize("lone", [False, True])

@@ -104,7 +104,9 @@ def test_halving_the_step_moves_small_window_droptail_loss_by_less_than_5_percen
 # above), queue +0.0 %.  So both meet the goal there, 10 flows by a hair.
 FEW_LARGE = {
     5: range(101, 197),
-    10: range(1, 25),  # +5.8 % on 234e048, the seeds of its expected failure (seeds 25-72's +6.9 % take twice as long)
+    # +5.8 % on 234e048 over seeds 1-24, then the seeds of its expected failure; since a time-out's refills
+    # (AckRing._refill) +3.9 % there (SE 1.4 %), +5.9 % over seeds 1-48 (SE 1.1 %), +5.6 % over 1-96.
+    10: range(1, 49),
 }
 
 
@@ -115,7 +117,11 @@ FEW_LARGE = {
 # as the 200 ms timer for the next train, but placing the race at the packets' own places in their steps (a
 # step's last packet at the end of its spread, the next step's first at its start; not kept) read +5.49 %.
 # What does is described above (more events and more drops per event as the step shrinks): not isolated.
-FEW_LARGE_MISSES = {10: "10 drop-tail flows at 10 ms: loss +5.5 % at half the step (seeds 1-24; +6.8 % over "
+# Since a time-out's retransmissions are ACKed at once only where they fill a hole below data the receiver
+# holds, each a whole ACK's growth (AckRing._refill), the default step's loss is 5.32e-4 and the change
+# +5.9 % over seeds 1-48 (SE 1.1 %), +5.3 % over 49-96, +5.6 % over the 96 (about 0.8 %); seeds 1-24 read
+# +3.9 % (SE 1.4 %), which the 24 seeds this test ran could not tell from the goal: it runs 48 now.
+FEW_LARGE_MISSES = {10: "10 drop-tail flows at 10 ms: loss +5.9 % at half the step (seeds 1-48; +5.6 % over "
                         "seeds 1-96), issue 12's goal 5 %: an overflow's drops spread over more flows at the "
                         "default step than at a finer one; not isolated"}
 

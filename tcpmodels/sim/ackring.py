@@ -55,15 +55,20 @@ class AckRing:
         self.held_timer = np.zeros(flows)  # the same, unrounded [steps]
         # The receiver's holes: packets of the flow lost and not yet repaired (see ``lost``).
         self.holes = np.zeros(flows, dtype=real)
+        # The first ``covered`` holes lie below data the receiver got: a retransmission that fills one of them
+        # advances past that data (the holes are filled from the first; see ``_at_once``).
+        self.covered = np.zeros(flows, dtype=real)
         self.filled = None  # flows whose last hole a retransmission filled this step
         self.lone = None  # the flows whose held packet's ACK the timer sent alone, reaching them this step
-        # Beside the ring: which of its ACKs the timer sent alone (those of held packets a later one timed out).
-        self.lone_rows = np.zeros((length, flows), dtype=bool)
+        # A restart's retransmissions still to fill the receiver's covered holes, each ACKed
+        # at once and alone (``_refill``).
+        self.refills = np.zeros(flows, dtype=real)
+        self.refilling = False  # (any still to be sent)
+        # Beside the ring: how many of its ACKs went alone, one packet each (the timer's, of held packets a
+        # later one timed out; a restart's refills).
+        self.lone_rows = np.zeros((length, flows), dtype=np.uint8)
         self.ahead = None  # flows whose first hole opened this step behind all of the step's packets
         self._among = np.zeros(flows, dtype=bool)  # (``_member``'s scratch, all False between calls)
-        # Flows whose receiver holds data above a hole that their go-back-N restart's first packet fills.
-        self.refills = np.zeros(flows, dtype=bool)
-        self.refilling = False  # (any of them)
 
     def take(self, k):
         """The row of ACKs due at step ``k`` (the caller empties it once used)."""
@@ -79,11 +84,13 @@ class AckRing:
                 self.held[fired] = 0.0
             lone = self.lone_rows[k % self.L]
             timed = lone.nonzero()[0]
+            counts = 1.0
             if timed.size:
-                lone[timed] = False
+                counts = np.concatenate((np.ones(fired.size), lone[timed]))
+                lone[timed] = 0
                 fired = np.concatenate((fired, timed))
             if fired.size:
-                self.lone = fired
+                self.lone = (fired, counts)
         return row
 
     def insert(self, sending, packets, propagation, queueing, u, spread=None, asked=None):
@@ -241,20 +248,48 @@ class AckRing:
         before = self.holes[j] > 0.0
         left = np.maximum(self.holes[j] - packets, 0.0)
         self.holes[j] = left
+        self.covered[j] = np.maximum(self.covered[j] - packets, 0.0)  # (the first holes are filled first)
         self.filled = j[before & (left == 0.0)]
 
-    def _at_once(self, sending):
-        """Which of flows ``sending`` have their step's packets ACKed at once: a hole open or just filled."""
+    def _at_once(self, sending, packets, delay, u):
+        """Which of flows ``sending`` have their step's ``packets`` ACKed at once: a hole open, filled or refilled."""
         gap = self.holes[sending] > 0.0
+        behind = None if self.ahead is None or not self.ahead.size else self._member(sending, self.ahead)
+        # What arrives while a hole is open lies above it, so every hole is covered (but those
+        # of a step whose first hole opened behind all of it; this step's other drops are taken
+        # as before some of its packets, where the step tells no order).
+        j = sending[(gap if behind is None else gap & ~behind) & (packets > 0.0)]
+        self.covered[j] = self.holes[j]
         if self.filled is not None and self.filled.size:
             gap |= self._member(sending, self.filled)
-        if self.ahead is not None and self.ahead.size:
-            gap &= ~self._member(sending, self.ahead)
-        if self.refilling:  # a restart's first packet (its flow's only one this step: the window is 1)
-            gap |= self.refills[sending]
-            self.refills[sending] = False
-            self.refilling = np.count_nonzero(self.refills) > 0  # (``any`` has a Python wrapper: 3x the cost)
+        if behind is not None:
+            gap &= ~behind
+        if self.refilling:
+            self._refill(sending, packets, delay, u, gap)
         return gap
+
+    def _refill(self, sending, packets, delay, u, gap):
+        """Flows ``sending`` restarted after a loss: their first ``refills`` packets fill the receiver's holes.
+
+        RFC 5681 4.2 (ns-3's TcpSocketBase::ReceivedData): a packet that fills
+        a gap, below data the receiver holds, is ACKed at once, not held for
+        the timer, so each is an ACK of its own and grows the window by a
+        whole ACK's (a lone ACK, ``lone_rows``, reaching the sender ``delay``
+        steps ahead, rounded stochastically by ``u`` as the ring rounds a lone
+        packet).  A step's packets that follow the refills are taken as ACKed
+        at once with them.
+        """
+        r = self.refills[sending]
+        i = r.nonzero()[0]
+        if not i.size:
+            return
+        gap[i] = True
+        fill = np.minimum(r[i], packets[i])
+        j = sending[i]
+        self.refills[j] = r[i] - fill
+        self.refilling = np.count_nonzero(self.refills) > 0  # (``any`` has a Python wrapper: 3x the cost)
+        slot = ((delay[i] + u[i]).astype(np.int64) + self.k) % self.L
+        self.lone_rows[slot, j] = np.minimum(self.lone_rows[slot, j] + fill, 255.0)  # (uint8: 255 at most)
 
     def _member(self, sending, j):
         """Which of flows ``sending`` are among flows ``j``: np.isin's answer, at a tenth of its cost."""
@@ -293,7 +328,7 @@ class AckRing:
         if self.delayed is not None:
             odd *= self.delayed[sending]
         # (Times the flows not ACKed at once: a pass, where a masked write scans the mask first.)
-        odd *= ~self._at_once(sending)
+        odd *= ~self._at_once(sending, packets, delay, u)
         self.held[sending] = odd
         # The timer runs from the held packet's arrival: a step whose packets
         # were all lost brought the receiver nothing to restart it.  (Set only
@@ -315,26 +350,36 @@ class AckRing:
         """
         due = self.held_due[j]
         self.rows2[due % self.L, j] += 1.0
-        self.lone_rows[due % self.L, j] = True
+        slot = due % self.L
+        self.lone_rows[slot, j] = np.maximum(self.lone_rows[slot, j], 1)  # (one, whatever else went alone there)
         self.until[j] = np.maximum(self.until[j], due + 1)
         self.held[j] = 0.0
 
-    def forget(self, j, restart=False):
-        """Drop every ACK still due to flows ``j`` (a go-back-N ``restart``: their receivers keep their data)."""
+    def forget(self, j, restart=False, sack=False):
+        """Drop every ACK still due to flows ``j`` (a ``restart``: their receivers keep their data).
+
+        After a ``restart`` the receivers' covered holes are refilled
+        (``_refill``): with ``sack`` each of them by a retransmission, as a
+        sender that keeps its SACK scoreboard across a time-out resends only
+        what was lost (RFC 6675 5.1 with Errata 1610, as ns-3's
+        TcpTxBuffer::SetSentListLost keeps it); without, go-back-N: the
+        first retransmission fills the first hole and the rest follow in
+        order.  Either way the holes are then taken as closed.  A hole with
+        no data above it (a window's last packets lost) is filled in order:
+        its retransmission's ACK is delayed as an in-order packet's is.
+        """
         # Only columns with ACKs still due: a scattered write costs L cache misses.
         live = j[self.until[j] > self.k]
         if live.size:
             self.rows2[:, live] = 0.0
-            self.lone_rows[:, live] = False
+            self.lone_rows[:, live] = 0
+        self.refills[j] = 0.0
         if restart and self.delaying:
-            # Go-back-N: the first retransmission fills the first hole (RFC 5681
-            # 4.2, ns-3's ReceivedData: a packet that fills a gap is ACKed at once,
-            # not held for the 200 ms timer) and the rest follow in order; the
-            # receiver's holes are taken as closed.
-            gap = j[self.holes[j] > 0.0]
-            self.refills[gap] = True
-            self.refilling = self.refilling or bool(gap.size)
-        self.held[j] = self.holes[j] = 0.0
+            refill = self.covered[j] if sack else np.minimum(self.covered[j], 1.0)
+            i = refill.nonzero()[0]
+            self.refills[j[i]] = refill[i]
+            self.refilling = self.refilling or bool(i.size)
+        self.held[j] = self.holes[j] = self.covered[j] = 0.0
 
     def remove_one(self, i, first, width, aim):
         """Take one ACK of flow ``i`` out, due in steps ``first .. first + width - 1``, nearest ``aim`` of them.

@@ -27,6 +27,9 @@ time the queue takes to drain where that is shorter, unless chosen; see
   grow it per ACK, by 1 in slow start and 1/cwnd in congestion avoidance (1/2
   and 1/(2 cwnd) per packet where an ACK covers two, the timer's lone ACK as
   much as a pair's; the ACKs sent at once above a hole still count per packet).
+  After a time-out a retransmission that fills a hole below data the receiver
+  holds is ACKed at once, as much as a pair's: with SACK each such hole (the
+  scoreboard kept, as ns-3 keeps it), with go-back-N the first.
 * A drop puts the flow into "loss pending": one RTT later, when the duplicate
   ACKs would have returned, it fast-retransmits if at least
   ``dupack_threshold`` packets sent after the lost one survived (with SACK

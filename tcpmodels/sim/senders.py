@@ -53,6 +53,8 @@ class Sender:
     one_hole = True
     # Steps each flow's ACKs are held before the sender acts on them (delay control), or None.
     hold = None
+    # After a time-out only the lost packets are resent (the SACK scoreboard kept: AckRing.forget).
+    keeps_scoreboard = False
     # The flows this sender owns (a boolean per flow), or None for all: one group's
     # sender in a mixed population acts on its own flows only (see ``own`` and Mixed).
     mine = None
@@ -143,11 +145,14 @@ class Sender:
         ACK at a time), and with delayed ACKs an ACK covers two packets: the
         growth per packet ACKed (``grow``) is half an ACK's.  A held packet
         whose ACK the receiver's timer sent (``AckRing.take``) is one ACK for
-        one packet: counted as two packets, it grows the window by a whole ACK's.
+        one packet: counted as two packets, it grows the window by a whole ACK's;
+        so does each packet of a restart that fills a hole (``AckRing._refill``).
         """
         counted = acks.copy()
-        # (A flow with two lone ACKs in one step, which takes a timer shorter than the step, counts one.)
-        counted[self.ring.lone] += 1.0
+        # (A flow with two lone ACKs of the timer in one step, which takes a timer shorter than the step,
+        # counts one: the fancy-indexed add of a flow listed twice adds once.)
+        j, lone = self.ring.lone
+        counted[j] += lone
         return counted
 
     def increase(self, acks):
@@ -747,7 +752,7 @@ class Sender:
         # A Tahoe without go-back-N gets here from a fast retransmit only with one
         # hole in the window: the retransmission's ACK then covers everything in
         # flight, and the duplicate ACKs before it open nothing.
-        self.ring.forget(j, restart=True)
+        self.ring.forget(j, restart=True, sack=self.keeps_scoreboard)
         self._forget_holes(j)
         f.cwnd[j] = window
         f.backlog[j] += 1.0
@@ -784,6 +789,9 @@ class NewReno(Sender):
         super().__init__(scenarios, flows, ring, dt)
         spec = spec or scenarios[0].sender
         self.sack = spec.sack
+        # ns-3 keeps the scoreboard across a time-out; recovery="rfc6675" (the seed papers' ns-2 runs)
+        # keeps the engine's go-back-N.
+        self.keeps_scoreboard = spec.sack and spec.recovery != "rfc6675"
         if self.sack and spec.recovery != "rfc6675":
             if spec.recovery != "classic-ns3.44":  # (classic: the pipe below ssthresh, RFC 6675's rule)
                 self.prr, self.prr_everywhere = np.ones(flows.N, dtype=bool), True
