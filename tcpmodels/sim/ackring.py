@@ -59,7 +59,8 @@ class AckRing:
         # advances past that data (the holes are filled from the first; see ``_at_once``).
         self.covered = np.zeros(flows, dtype=real)
         self.filled = None  # flows whose last hole a retransmission filled this step
-        self.lone = None  # the flows whose held packet's ACK the timer sent alone, reaching them this step
+        # (flows, counts): the ACKs that went alone (the timer's, a refill's) reaching them this step, or None.
+        self.lone = None
         # A restart's retransmissions still to fill the receiver's covered holes, each ACKed
         # at once and alone (``_refill``).
         self.refills = np.zeros(flows, dtype=real)
