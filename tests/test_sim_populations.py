@@ -30,13 +30,15 @@ def test_mixed_population_gives_results_per_group():
     # One loss law at the queue, two recoveries: SACK repairs without the time-outs
     # Tahoe takes on a second loss in a window (measured on 3819adb 0.0008 against 0.0114 per
     # packet; bb89f7d 0.0017 against 0.0108; before drop-tail's phase effect, a6da10c, 0.0004
-    # against 0.011; seeds 0-15 on e2af9e4 0.0006-0.0023 against 0.0095-0.0278: 2x leaves room
-    # for seeds), and so takes more of the link.  Per flow, the groups' medians: the phase effect
-    # lets one flow escape with much of the link, and its group's mean follows it (seeds 0-15:
-    # medians 31.9-47.3 against 12.3-18.8 packets/s, each seed 1.98x or more; the means 34.8 against
-    # 35.0 at seed 8, 78.2 against 14.2 at seed 12).
+    # against 0.011; seeds 0-15 on e2af9e4 0.0006-0.0023 against 0.0095-0.0278, on 6c294b2 (a
+    # time-out's refills) 0.0007-0.0040 against 0.0092-0.0235, 2.3x apart at the least: 2x leaves
+    # room for seeds), and so takes more of the link.  Per flow, the groups' medians: the phase
+    # effect lets one flow escape with much of the link, and its group's mean follows it (the
+    # means 34.8 against 35.0 at seed 8 on e2af9e4).  The medians, seeds 0-15: on e2af9e4 31.9-47.3
+    # against 12.3-18.8 packets/s (1.98x or more); on 6c294b2, where Tahoe's go-back-N refill grows
+    # its restart faster, 26.5-41.3 against 14.7-24.7 (1.13-2.49x; 1.55x at seed 0, the test's).
     assert sack.timeouts_per_packet * 2 < tahoe.timeouts_per_packet
-    assert np.median(r.goodput[sack.flows]) > 1.5 * np.median(r.goodput[tahoe.flows])
+    assert np.median(r.goodput[sack.flows]) > np.median(r.goodput[tahoe.flows])
     packets = sum(g.loss_rate * r.flow_packets[g.flows].sum() for g in r.groups)
     assert packets == pytest.approx(r.flow_drops.sum())
 

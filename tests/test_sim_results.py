@@ -38,7 +38,11 @@ def test_congestion_events_are_the_losses_windows_react_to():
     # here; over seeds 1-16 at most 2.0 % apart (NewReno; with SACK 2.2 %, Reno 2.7 %,
     # Tahoe 3.1 %), at most 3 per flow (5 with SACK and classic recovery).  Before, those
     # losses were in no event: 3.9 % and 4 per flow over the same seeds (3819adb 2 of 392;
-    # bb89f7d 7 of 443).  3 % allows the edges.
+    # bb89f7d 7 of 443).  Since a time-out's refills (6c294b2): 470 against 481 here; over
+    # seeds 1-16 NewReno -1.6 ... +2.3 % (SACK -1.4 ... +1.2 %, Reno -1.2 ... +1.5 %, Tahoe
+    # -4.1 ... +0.7 %: at seed 8 an overflow in the last round trip left 17 drops not yet
+    # reacted to, none when the run goes on to 30.5 s), at most 4 per flow (5 with SACK and
+    # classic recovery, and Tahoe).  3 % allows the edges.
     assert ev["drops"].sum() == pytest.approx(r.flow_drops.sum(), rel=0.03)
     per_flow = np.bincount(ev["flow"], weights=ev["drops"], minlength=20)
     assert per_flow == pytest.approx(r.flow_drops, abs=3)
@@ -49,10 +53,11 @@ def test_congestion_events_are_the_losses_windows_react_to():
 def test_losses_no_reduction_of_their_own_reacts_to_count_in_an_event(queue):
     # Queues that remove queued packets: some of a flow's are removed while its
     # time-out is pending, or after the time-out wrote them off (the time-out's
-    # event counts both).  Measured (30 Reno flows for 60 s, seeds 1-8):
-    # CHOKe -0.1 ... -0.6 %, random drop -0.3 ... +0.5 %; before they counted,
-    # CHOKe -8.3 ... -9.9 %, random drop -4.9 ... -7.3 % (148f2c8).  2 % allows
-    # the interval's edges and fails at half the losses missing.
+    # event counts both).  Measured (30 Reno flows for 60 s, seeds 1-8) on e2af9e4:
+    # CHOKe -0.1 ... -0.6 %, random drop -0.3 ... +0.5 %; on 6c294b2 (a time-out's
+    # refills) -0.0 ... -0.6 % and -0.1 ... -0.5 %; before they counted, CHOKe
+    # -8.3 ... -9.9 %, random drop -4.9 ... -7.3 % (148f2c8).  2 % allows the
+    # interval's edges and fails at half the losses missing.
     runs = sim.simulate([sim.Scenario(n_flows=30, bandwidth=5e6, rtt=0.05, duration=60.0, warmup=5.0, queue=queue,
                                       sender=sim.Reno(), seed=s) for s in (1, 2)])
     for r in runs:

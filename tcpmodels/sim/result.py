@@ -164,8 +164,8 @@ class SimResult(Result):
         losses and make no rows.  So the rows add up to ``flow_drops`` but
         for the measured interval's edges: an event just after the warm-up
         holds the losses before it that it reacts to, one pending at the end
-        has none (30 Reno flows for 60 s, seeds 1-4: within 0.5 % on CHOKe,
-        0.9 % on drop-tail and RED).
+        has none (30 Reno flows for 60 s, seeds 1-4: within 0.3 % on CHOKe,
+        drop-tail and RED).
     transfers : Transfers
         With ``Scenario(workload=FiniteTransfers(...))``: every transfer
         completed in the measured interval (``flow``, ``size`` [packets],
