@@ -13,6 +13,7 @@ Install and run::
     python validation/ns3_dumbbell.py --ns3 /path/ns3venv check          # a few reference rows
     python validation/ns3_dumbbell.py --ns3 /path/ns3venv grid --out validation/ns3_grid.csv
     python validation/ns3_dumbbell.py --ns3 /path/ns3venv grid --set few-fast --out validation/ns3_few_fast.csv
+    python validation/ns3_dumbbell.py --ns3 /path/ns3venv grid --set grid2 --out validation/ns3_grid2.csv
     python validation/ns3_dumbbell.py --ns3 /path/ns3venv one --n 20 --rtt 0.05 --queue droptail --limit 40
 
 (``--ns3`` is the venv holding the wheel, or its ``site-packages/ns3``
@@ -84,7 +85,9 @@ tables ship as ``tcpmodels.data.table('ns3_*')``; generalised to other links):
   ``one --txtrace F --txflow I`` (every data segment flow I hands to IP while
   measuring: time, sequence number, window, state).
 * Files: ns3_grid.csv (the grid, seed 1, and seed 2 on the rows that looked
-  off; seeds 1-8 of the 5-flow RED row), ns3_check.csv (seven reference rows re-run), ns3_few_fast.csv (one
+  off; seeds 1-8 of the 5-flow RED row), ns3_grid2.csv (a second grid, run
+  once the simulator met the goals on the first: ``--set grid2``, seeds 1-2,
+  and 3-12 of its 10-flow T1 row), ns3_check.csv (seven reference rows re-run), ns3_few_fast.csv (one
   to three flows, receive window 4 BDP with window scaling, drop-tail of
   one BDP; seeds 1 and 2, 1-6 for two and three flows), ns3_recovery.csv (the seven check rows with
   classic recovery, seed 1, beside ns3_check.csv's PRR; the references' RED
@@ -258,7 +261,29 @@ DYNAMICS = [Config(name, n, bw, rtt, spread, pkt, "red", limit, min_th, max_th, 
                 ("V2", 30, 50e6, 0.1, 0.2, 1500, 20, 400, 0.2, 1600),
                 ("V3", 10, 10e6, 0.2, 0.1, 576, 5, 217, 0.02, 1000),
                 ("V4", 30, 10e6, 0.2, 0.1, 576, 5, 217, 0.02, 1000))]
-SETS = {"grid": GRID, "few-fast": FEW_FAST, "dynamics": DYNAMICS, "check": CHECK}
+
+
+def _grid2():
+    # A second out-of-sample set, run after the simulator met every goal on the first: the regimes the
+    # first leaves out (a T1 link, a 400 ms path, 45 Mbit/s, 500-1000 flows, two flows, ECN at 100 ms).
+    t1 = 1.544e6
+    long_ = dict(duration=150.0, warmup=40.0)
+    return [
+        Config("dt_100ms_T1_N10", 10, t1, 0.1, 0.4, 576, "droptail", 20, **long_),       # 0.6 BDP (34)
+        Config("dt_100ms_T1_N60", 60, t1, 0.1, 0.4, 576, "droptail", 30, **long_),       # heavy loss
+        Config("dt_400ms_1500_N20_bdp1", 20, 10e6, 0.4, 0.4, 1500, "droptail", 333, duration=240.0, warmup=60.0),
+        Config("dt_50ms_45M_576_N200", 200, 45e6, 0.05, 0.4, 576, "droptail", 122),     # 0.25 BDP
+        Config("dt_80ms_N2_q02", 2, 10e6, 0.08, 0.4, 576, "droptail", 35, **long_),      # 0.2 BDP
+        Config("dt_20ms_N500_1000p", 500, 10e6, 0.02, 0.4, 576, "droptail", 1000),
+        Config("red_100ms_576_N1000_std", 1000, 10e6, 0.1, 0.4, 576, "red", 1000, 5, 217, 0.02, **long_),
+        Config("red_100ms_576_N20_std", 20, 10e6, 0.1, 0.4, 576, "red", 1000, 5, 217, 0.02, **long_),
+        Config("red_100ms_20M_1500_ecn_N40", 40, 20e6, 0.1, 0.4, 1500, "red", 800, 20, 200, 0.1, ecn=1, **long_),
+        Config("red_100ms_1500_gentle_N300", 300, 10e6, 0.1, 0.4, 1500, "red", 400, 10, 100, 0.1, gentle=1, **long_),
+    ]
+
+
+GRID2 = _grid2()
+SETS = {"grid": GRID, "grid2": GRID2, "few-fast": FEW_FAST, "dynamics": DYNAMICS, "check": CHECK}
 
 
 def write(rows, path, append=False):
@@ -294,7 +319,8 @@ def main(argv=None):
     g.add_argument("--seed", type=int, default=1)
     g.add_argument("--append", action="store_true")
     g.add_argument("--set", choices=list(SETS), default="grid",
-                   help="grid: the 20 rows; few-fast: 1-3 fast flows; dynamics: the references' V1-V4; check: as check")
+                   help="grid: the 20 rows; grid2: 10 more; few-fast: 1-3 fast flows; dynamics: the references' V1-V4; "
+                        "check: as check")
     g.add_argument("--recovery", choices=["prr", "classic"], help="ns-3's fast recovery (default: the set's, PRR)")
     o = sub.add_parser("one")
     for f in dataclasses.fields(Config):

@@ -4,6 +4,7 @@ Run from the repository root (the package importable)::
 
     python validation/sim_grid.py [--grid validation/ns3_grid.csv] [--out validation/sim_grid.csv]
     python validation/sim_grid.py --table prr-ns3.44     # the comparison as a markdown table
+    python validation/sim_grid.py --grid validation/ns3_grid2.csv --out validation/sim_grid2.csv
 
 Each configuration of the ns-3 CSV becomes a ``sim.Scenario`` with the
 conventions of ``tests/ns3_references.py``'s ``ns3_scenario``: rtt,
