@@ -11,7 +11,10 @@ time).  Each configuration is simulated as ``validation/sim_grid.py`` does
 (its ``scenario``, like with like: ns-3 3.44's PRR, seeds 1-2) and held to
 issue 12's goals (its ``misses``): loss within 20 % where ns-3 loses more than
 0.1 %, queue within 15 %, time-outs per packet within 2x where above 1e-3,
-utilization within 0.02.
+utilization within 0.02.  ``validation/ns3_grid2.csv`` holds a second set of ten, run
+once the simulator met the goals on the first (a T1 link, a 400 ms path, 45
+Mbit/s, 500 and 1000 flows, two flows at their 64 KB windows, ECN at 100 ms),
+held to the same goals.
 """
 
 import importlib.util
@@ -33,7 +36,17 @@ SEEDS = (1, 2)
 # The seed papers' regime: one to three flows whose windows only the network limits (ns-3 with window
 # scaling, receive window 4 BDP) through a drop-tail buffer of one BDP (ns3_dumbbell.py's FEW_FAST).
 FEW_FAST = sim_grid.configurations(sim_grid.GRID.parent / "ns3_few_fast.csv")
+# A second out-of-sample set (validation/ns3_grid2.csv), run once the simulator met the goals on the first: a T1
+# link, a 400 ms path, 45 Mbit/s, 500 and 1000 flows, two flows at their 64 KB windows, ECN at 100 ms.
+GRID2 = sim_grid.configurations(sim_grid.GRID.parent / "ns3_grid2.csv")
 
+# Since the receiver's window holds a flow in fast recovery (Sender._hold_edge; seeds 1-2): loss -15.5 ... +10.1 %
+# where ns-3 loses more than 0.1 % (50 drop-tail flows at 100 Mbit/s, whose 44-packet windows come within a
+# recovery of their cap, -15.5 %, before -7.3 %), queue -10.7 ... +2.6 % (the 5-flow RED row -52.4 %, before
+# -62.6 %, its utilization 0.891 against 0.889, before 0.907), time-outs x0.83-1.14 where above 1e-3, utilization
+# within 0.005.  GRID2, on the same commit: loss -16.0 ... +18.7 %, queue -9.4 ... +10.3 %, time-outs x0.89-1.17,
+# utilization within 0.014, but the two rows of KNOWN_MISSES; drop-tail's Jain indices there 0.27 against ns-3's
+# 0.72 at 500 flows and 20 ms, 0.58 against 0.69 at 200 flows and 45 Mbit/s (no goal).
 # Since a link that idles starts its departures again at a new phase (queues._DropTail._restart_departures)
 # and drop-tail's buffer counts the replica's one-packet device queue (sim_grid.DEVICE_QUEUE; seeds 1-2):
 # loss -9.5 ... +8.7 % where ns-3 loses more than 0.1 %, queue -11.3 ... +6.4 %, time-outs x0.85-1.14
@@ -68,37 +81,53 @@ FEW_FAST = sim_grid.configurations(sim_grid.GRID.parent / "ns3_few_fast.csv")
 # (its per-flow access delays, seeds 1-7, each set over simulator seeds 1-8) the simulator reads 0.902-0.913
 # a set, 0.907 in all, against ns-3's 0.888 on the same sets, and loss 1.21e-4 against 1.12e-4 (+8 %).
 KNOWN_MISSES = {
-    "red_200ms_576_N5": ("queue", (
-        "RED 5/100/0.02, 5 flows, 200 ms: queue 4.8 / 1.8 (-63 %; ns-3 seeds 1-8): the queue is the bursts of "
-        "unpaced senders below full load (ns-3's is empty 22 % of the time and reaches 14 packets at its 95th "
-        "percentile), which a fluid queue paced within a 23 ms step does not hold")),
+    "red_200ms_576_N5": (("queue",), (
+        "RED 5/100/0.02, 5 flows, 200 ms: queue 4.8 / 2.3 (-52 %, -63 % before Sender._hold_edge; ns-3 seeds "
+        "1-8): the queue is the bursts of unpaced senders below full load (ns-3's is empty 22 % of the time and "
+        "reaches 14 packets at its 95th percentile), which a fluid queue paced within a 23 ms step does not hold")),
+    "dt_100ms_T1_N10": (("loss", "queue", "time-outs"), (
+        "10 flows, T1 (1.544 Mbit/s), 100 ms, drop-tail 20, access links as fast as the bottleneck: ns-3 locks "
+        "nine flows out in 4 of its seeds 1-12 (loss 5e-4 to 2e-3, Jain 0.1, the tenth flow's backlog on its "
+        "own access link keeping the buffer full) and is unfair in the others (loss 0.025-0.029, queue 15.5-17.2, "
+        "Jain 0.16-0.38, time-outs per packet 0.0024-0.0075, 5-31 % of the flow-time in time-outs); the "
+        "simulator locks none out in 16 seeds (loss 0.025-0.029, queue 13.6-14.6, Jain 0.52-0.80, 3-6 % in "
+        "time-outs): against the mean of ns-3's 12 seeds loss +46 %, queue -21 %, time-outs 0.46x")),
+    "dt_80ms_N2_q02": (("loss", "utilization"), (
+        "2 flows at their 64 KB windows, 80 ms, drop-tail of 0.2 BDP: which flow holds its window and which "
+        "loses decides the loss and the link's use, and turns on the two round trips drawn (ns-3 seed 1 loss "
+        "1.0e-3, busy 0.703; seed 2 2.0e-4, 0.942); the simulator's own draws 3.1e-4 (-48 %), 0.845 against "
+        "0.822; with ns-3's own round trips see tests/test_sim_receive_window.py")),
 }
+
+
+ALL = {**GRID, **GRID2}
 
 
 @pytest.fixture(scope="module")
 def simulated():
-    names = list(GRID)
-    batch = [sim_grid.scenario(GRID[name][0], "prr-ns3.44", seed) for name in names for seed in SEEDS]
+    names = list(ALL)
+    batch = [sim_grid.scenario(ALL[name][0], "prr-ns3.44", seed) for name in names for seed in SEEDS]
     runs = sim.simulate(batch)
     k = len(SEEDS)
     return {name: sim_grid.simulated(runs[i * k:(i + 1) * k]) for i, name in enumerate(names)}
 
 
 def _known(name):
-    return KNOWN_MISSES[name][0] if name in KNOWN_MISSES else None
+    return KNOWN_MISSES[name][0] if name in KNOWN_MISSES else ()
 
 
-@pytest.mark.parametrize("name", list(GRID))
+@pytest.mark.parametrize("name", list(ALL))
 def test_simulator_meets_issue_12_goals_on_the_replica_grid(simulated, name):
-    missed = sim_grid.misses(sim_grid.reference(GRID[name]), simulated[name])
-    missed.pop(_known(name), None)  # (held by the strict expected failure below)
+    missed = sim_grid.misses(sim_grid.reference(ALL[name]), simulated[name])
+    for goal in _known(name):
+        missed.pop(goal, None)  # (held by the strict expected failure below)
     assert missed == {}
 
 
 @pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=why))
                                   for name, (_, why) in KNOWN_MISSES.items()])
 def test_known_misses_on_the_replica_grid(simulated, name):
-    assert _known(name) not in sim_grid.misses(sim_grid.reference(GRID[name]), simulated[name])
+    assert not set(_known(name)) & set(sim_grid.misses(sim_grid.reference(ALL[name]), simulated[name]))
 
 
 def test_no_flow_escapes_a_small_buffer_whose_link_idles(simulated):

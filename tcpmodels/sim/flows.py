@@ -147,6 +147,9 @@ class Flows:
         self.backoff = np.ones(N)
         self.acked_at_rto = np.full(N, -1.0)
         self.sent_mark = zeros()  # `sent` before the packets sent after the first loss
+        # The receiver's window while a hole holds its left edge (SND.UNA + RCV.WND, RFC 9293 3.8.6):
+        # the `sent` count new data may reach (retransmissions move it with them); inf where it cannot bind.
+        self.edge = np.full(N, np.inf, dtype=real)
         self.drop_mark = zeros()  # `dropped` before the loss event
         # `acked` once every packet sent before the first loss is ACKed: the ACKs
         # beyond it are duplicate ACKs (senders that count them as they come).

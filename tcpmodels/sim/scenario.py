@@ -374,8 +374,11 @@ class _Sender(Result):
     Parameters
     ----------
     max_window : int or None
-        Largest congestion window [packets].  ``None``: 64 KB of packets of the
-        scenario's packet size (113 for 576-byte packets), Fig. 3.2.
+        Largest congestion window [packets], the receiver's window: while a
+        hole is open no new data goes more than this beyond it (RFC 9293
+        3.8.6), so a flow at its window sends nothing new in fast recovery.
+        ``None``: 64 KB of packets of the scenario's packet size (113 for
+        576-byte packets), Fig. 3.2.
     initial_window : int
         Window at start and after a time-out [packets].
     dupack_threshold : int

@@ -106,6 +106,7 @@ class Sender:
         self.events = None
         self._cwr = np.zeros(N, dtype=bool)  # an ECN reduction's round trip without growth
         self._recovering = np.empty(N, dtype=bool)  # (reduce_proportionally's scan)
+        self.edged = False  # (some flow's receiver window may bind: ``_hold_edge``)
 
     @property
     def limited(self):
@@ -284,6 +285,7 @@ class Sender:
         f.can_send[j] = 1.0
         f.grow[j] = self.ack_gain[j]
         f.t_next[j] = np.inf
+        f.edge[j] = np.inf
 
     def _window_room(self, j, out=None):
         """What the windows of flows ``j`` let out now [packets] (negative: over the window), into ``out``."""
@@ -293,7 +295,27 @@ class Sender:
             np.minimum(room, f.target[j] - f.acked[j], out=room)
         room -= f.inflight[j]
         room *= f.can_send[j]
+        if self.edged:
+            np.minimum(room, f.edge[j] - f.sent[j], out=room)
         return room
+
+    def _hold_edge(self, j):
+        """A hole opened at flows ``j``'s ``sent_mark``: the receiver's window stops new data a window beyond it.
+
+        The sender may send up to SND.UNA + RCV.WND (RFC 9293 3.8.6), and
+        SND.UNA stays at the hole until its retransmission is ACKed: a flow
+        whose flight fills the receiver's window (``max_window``) sends no new
+        data in fast recovery, however much PRR or the halved window allow,
+        and at its end sends the window it was held to at once (ns-3: a 64 KB
+        window's exit sends a burst of half of it).  Set only where the window
+        exceeds half the cap: the recovery's new data (half a window) cannot
+        reach the edge of a smaller one.
+        """
+        f = self.f
+        near = j[f.cwnd[j] > 0.5 * self.wmax[j]]
+        if near.size:
+            f.edge[near] = f.sent_mark[near] + self.wmax[near] - 1.0
+            self.edged = True
 
     def _let_out(self, j, packets):
         """Flows ``j`` send ``packets`` new packets each now, beside ``send``'s (onto the access link, in flight)."""
@@ -400,6 +422,7 @@ class Sender:
         f.state[jo] = PENDING
         f.drop_mark[jo] = f.dropped[jo] - djp[first]
         f.sent_mark[jo] = f.sent[jo] - after[first] + 1
+        self._hold_edge(jo)
         if self.counts_dupacks is not None:  # (only they read it: the others skip the cost)
             # In flight ahead of the lost packet: ACKed before its turn.
             f.ack_mark[jo] = f.acked[jo] + f.inflight[jo] - after[first]
@@ -526,6 +549,7 @@ class Sender:
         j, found = j[some], found[some]
         f.backlog[j] += found
         f.sent[j] += found
+        f.edge[j] += found
         f.retx_pending[j] += found
         below = np.minimum(found, f.holes_below[j])
         f.holes_below[j] -= below
@@ -607,6 +631,7 @@ class Sender:
         f.cwnd[j] = np.minimum(half, f.max_window[j])
         f.backlog[j] += lost
         f.sent[j] += lost
+        f.edge[j] += lost  # (retransmissions lie below the receiver's window edge)
         f.retx_pending[j] = lost
         f.retx_lost[j] = False
         f.carried[j] = 0.0
@@ -652,6 +677,7 @@ class Sender:
             f.state[jm] = PENDING
             f.drop_mark[jm] = f.dropped[jm] - left[more]
             f.sent_mark[jm] = f.sent[jm] - f.inflight[jm]
+            self._hold_edge(jm)
             f.grow[jm] = self.ack_gain[jm]
             if counting:  # its duplicate ACKs are counted from the first hole's place on
                 self._next_event_holes(jm)
@@ -663,6 +689,7 @@ class Sender:
         f.state[jo] = OPEN
         f.grow[jo] = self.ack_gain[jo]
         f.t_next[jo] = np.inf
+        f.edge[jo] = np.inf  # (the cumulative ACK is past every hole)
 
     def _begin_events(self, j, now, lost):
         """Flows ``j`` react to their ``lost`` packets now: a congestion event each (one window reduction)."""
