@@ -12,25 +12,29 @@ from tcpmodels.sim.engine import _Engine
 from tcpmodels.sim.flows import OPEN
 
 
-def _recovery_under_window(max_window):
+def _recovery_under_window(max_window, mixed=False):
     """A flow with 20 packets of window, 22 in flight from its lost packet on, recovers with PRR under ``max_window``.
 
     Returns the new packets each of 18 ACKs lets out, then the pipe and what
     the window lets out at once when the recovery ends.  (The set-up of
     tests/test_sim_prr.py's ``_one_recovery``: RecoverFS 18, ssthresh 9.)
+    ``mixed``: the flow is the first of a mixed population (a Reno flow beside it).
     """
-    s = sim.Scenario(n_flows=1, bandwidth=10e6, rtt=0.1, queue=sim.DropTail(buffer=100),
-                     sender=sim.NewReno(sack=True, recovery="prr", max_window=max_window), duration=1.0, warmup=0.0)
+    sender = sim.NewReno(sack=True, recovery="prr", max_window=max_window)
+    kw = dict(n_flows=2, senders=[(1, sender), (1, sim.Reno())]) if mixed else dict(n_flows=1, sender=sender)
+    s = sim.Scenario(bandwidth=10e6, rtt=0.1, queue=sim.DropTail(buffer=100), duration=1.0, warmup=0.0, **kw)
     e = _Engine([s], False)
     f, sender, j = e.flows, e.sender, np.array([0])
     f.cwnd[0], f.ssthresh[0], f.can_send[0] = 20.0, 9.0, 1.0
     # The three duplicate ACKs are in: packets 101 (lost) ... 122 were sent, 19 of them in the pipe.
     f.ack_mark[0], f.acked[0], f.inflight[0], f.sent[0], f.sent_mark[0] = 100.0, 103.0, 19.0, 122.0, 101.0
-    sender._hold_edge(j)  # (as on_drops does where the hole opens)
+    # As on_drops does where the hole opens (in a mixed population as a group's own sender's recovery_ends
+    # sets it anew: the population's shared sending must see it).
+    (sender.parts[0] if mixed else sender)._hold_edge(j)
     sender.fast_retransmit(j, np.array([1.0]), np.array([9.0]), 0.0)
     sent = []
     for _ in range(18):  # one ACK at a time, each followed by what the windows let out
-        sender.on_acks(np.array([1.0]), True)
+        sender.on_acks(np.array([1.0, 0.0][:f.N]), True)
         room = max(sender._window_room(j)[0], 0.0)
         f.inflight[0] += room
         f.sent[0] += room
@@ -52,6 +56,8 @@ def test_a_flow_that_fills_the_receivers_window_sends_no_new_data_in_recovery():
     assert _recovery_under_window(100) == ([0, 1] * 8 + [0, 0], 9.0, 0.0)
     assert _recovery_under_window(24) == ([0, 1, 0, 1] + [0] * 14, 3.0, 6.0)
     assert _recovery_under_window(22) == ([0] * 18, 1.0, 8.0)
+    # The same in a mixed population, whose groups' senders share the flows' edges.
+    assert _recovery_under_window(24, mixed=True) == ([0, 1, 0, 1] + [0] * 14, 3.0, 6.0)
 
 
 _SPEC = importlib.util.spec_from_file_location(

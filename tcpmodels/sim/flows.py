@@ -150,6 +150,7 @@ class Flows:
         # The receiver's window while a hole holds its left edge (SND.UNA + RCV.WND, RFC 9293 3.8.6):
         # the `sent` count new data may reach (retransmissions move it with them); inf where it cannot bind.
         self.edge = np.full(N, np.inf, dtype=real)
+        self.edged = False  # (set once an edge was set: until then no window needs the bound)
         self.drop_mark = zeros()  # `dropped` before the loss event
         # `acked` once every packet sent before the first loss is ACKed: the ACKs
         # beyond it are duplicate ACKs (senders that count them as they come).

@@ -106,7 +106,6 @@ class Sender:
         self.events = None
         self._cwr = np.zeros(N, dtype=bool)  # an ECN reduction's round trip without growth
         self._recovering = np.empty(N, dtype=bool)  # (reduce_proportionally's scan)
-        self.edged = False  # (some flow's receiver window may bind: ``_hold_edge``)
 
     @property
     def limited(self):
@@ -295,7 +294,7 @@ class Sender:
             np.minimum(room, f.target[j] - f.acked[j], out=room)
         room -= f.inflight[j]
         room *= f.can_send[j]
-        if self.edged:
+        if f.edged:
             np.minimum(room, f.edge[j] - f.sent[j], out=room)
         return room
 
@@ -315,7 +314,7 @@ class Sender:
         near = j[f.cwnd[j] > 0.5 * self.wmax[j]]
         if near.size:
             f.edge[near] = f.sent_mark[near] + self.wmax[near] - 1.0
-            self.edged = True
+            f.edged = True  # (on the flows, which a mixed population's senders share)
 
     def _let_out(self, j, packets):
         """Flows ``j`` send ``packets`` new packets each now, beside ``send``'s (onto the access link, in flight)."""
