@@ -9,7 +9,7 @@ import pytest
 
 from tcpmodels import sim
 from tcpmodels.sim.engine import _Engine
-from tcpmodels.sim.flows import OPEN
+from tcpmodels.sim.flows import OPEN, PENDING
 
 
 def _recovery_under_window(max_window, mixed=False):
@@ -58,6 +58,26 @@ def test_a_flow_that_fills_the_receivers_window_sends_no_new_data_in_recovery():
     assert _recovery_under_window(22) == ([0] * 18, 1.0, 8.0)
     # The same in a mixed population, whose groups' senders share the flows' edges.
     assert _recovery_under_window(24, mixed=True) == ([0, 1, 0, 1] + [0] * 14, 3.0, 6.0)
+
+
+def _limited_transmit_under_window(max_window):
+    """What a flow that lost packet 101 of the 120 it sent (19 in flight, window 20) sends by limited transmit."""
+    s = sim.Scenario(n_flows=1, bandwidth=10e6, rtt=0.1, queue=sim.DropTail(buffer=100), duration=1.0, warmup=0.0,
+                     sender=sim.NewReno(sack=True, recovery="rfc6675", limited_transmit=True, max_window=max_window))
+    e = _Engine([s], False)
+    f, sender, j = e.flows, e.sender, np.array([0])
+    f.cwnd[0], f.can_send[0], f.state[0] = 20.0, 1.0, PENDING
+    f.sent[0], f.sent_mark[0], f.inflight[0], f.dropped[0], f.drop_mark[0] = 120.0, 101.0, 19.0, 1.0, 0.0
+    sender._hold_edge(j)
+    return sender.send(j)[0]
+
+
+def test_limited_transmit_stays_within_the_receivers_window():
+    # RFC 3042 sends a new packet on each of the first two duplicate ACKs
+    # beyond cwnd, if the receiver's window allows it: packets 101 ... 120
+    # are 20 of it from the hole, so a 21-packet window leaves one, a 20-packet
+    # window none (before, two whatever the window).
+    assert [_limited_transmit_under_window(w) for w in (100, 21, 20)] == [2.0, 1.0, 0.0]
 
 
 _SPEC = importlib.util.spec_from_file_location(

@@ -358,7 +358,9 @@ class Sender:
             base = np.maximum(np.minimum(room[j], np.floor(f.cwnd[j]) - 1.0 - after), 0.0)
             if self.any_limited:
                 chain = after - (f.dropped[j] - f.drop_mark[j] - 1.0) >= 1.0
-                base += self.limited[j] * chain  # RFC 3042 lets these exceed cwnd
+                base += self.limited[j] * chain  # RFC 3042 lets these exceed cwnd, not the receiver's window
+                if f.edged:
+                    np.minimum(base, np.maximum(f.edge[j] - f.sent[j], 0.0), out=base)
             room[j] = base
         np.maximum(room, 0.0, out=room)
         f.inflight += room
