@@ -40,6 +40,13 @@ FEW_FAST = sim_grid.configurations(sim_grid.GRID.parent / "ns3_few_fast.csv")
 # link, a 400 ms path, 45 Mbit/s, 500 and 1000 flows, two flows at their 64 KB windows, ECN at 100 ms.
 GRID2 = sim_grid.configurations(sim_grid.GRID.parent / "ns3_grid2.csv")
 
+# Since an ACK's SACK blocks delay the packets it releases (AckRing.blocks; seeds 1-2): loss -18.2 ... +10.1 %
+# where ns-3 loses more than 0.1 % (50 drop-tail flows at 100 Mbit/s -18.2 %, before -15.5 %), queue -10.7 ...
+# +2.6 %, time-outs x0.77-1.14, utilization within 0.005; GRID2 loss -14.2 ... +18.7 %, queue -9.4 ... +10.3 %,
+# time-outs x0.84-1.17, utilization within 0.014 (against ns-3's seeds 1-6 at 500 flows).  Drop-tail's Jain
+# indices sit nearer ns-3's: the sum of their distances over the 16 drop-tail rows but the T1 lock-out 0.68
+# (before 0.88): 500 flows at 20 ms 0.472 against 0.619 (ns-3 seeds 1-6; before 0.271), 200 flows at 45 Mbit/s
+# 0.608 against 0.694 (0.580); further at 300 flows and 50 ms, 0.357 against 0.251 (0.256).
 # Since the receiver's window holds a flow in fast recovery (Sender._hold_edge; seeds 1-2): loss -15.5 ... +10.1 %
 # where ns-3 loses more than 0.1 % (50 drop-tail flows at 100 Mbit/s, whose 44-packet windows come within a
 # recovery of their cap, -15.5 %, before -7.3 %), queue -10.7 ... +2.6 % (the 5-flow RED row -52.4 %, before
@@ -90,12 +97,12 @@ KNOWN_MISSES = {
         "nine flows out in 4 of its seeds 1-12 (loss 5e-4 to 2e-3, Jain 0.1, the tenth flow's backlog on its "
         "own access link keeping the buffer full) and is unfair in the others (loss 0.025-0.029, queue 15.5-17.2, "
         "Jain 0.16-0.38, time-outs per packet 0.0024-0.0075, 5-31 % of the flow-time in time-outs); the "
-        "simulator locks none out in 16 seeds (loss 0.025-0.029, queue 13.6-14.6, Jain 0.52-0.80, 3-6 % in "
-        "time-outs): against the mean of ns-3's 12 seeds loss +46 %, queue -21 %, time-outs 0.46x")),
+        "simulator locks none out in 16 seeds (loss 0.024-0.028, queue 13.5-14.4, Jain 0.55-0.90, 3-5 % in "
+        "time-outs): against the mean of ns-3's 12 seeds loss +41 %, queue -21 %, time-outs 0.42x")),
     "dt_80ms_N2_q02": (("loss", "utilization"), (
         "2 flows at their 64 KB windows, 80 ms, drop-tail of 0.2 BDP: which flow holds its window and which "
         "loses decides the loss and the link's use, and turns on the two round trips drawn (ns-3 seed 1 loss "
-        "1.0e-3, busy 0.703; seed 2 2.0e-4, 0.942); the simulator's own draws 3.1e-4 (-48 %), 0.845 against "
+        "1.0e-3, busy 0.703; seed 2 2.0e-4, 0.942); the simulator's own draws 3.8e-4 (-36 %), 0.856 against "
         "0.822; with ns-3's own round trips see tests/test_sim_receive_window.py")),
 }
 
@@ -138,6 +145,18 @@ def test_no_flow_escapes_a_small_buffer_whose_link_idles(simulated):
     # the whole run, 0.429: one flow took a quarter of the link (seed 2, classic recovery: it lost 9
     # packets in 150 s, the others 66-169).  The bound lies between the two.
     assert simulated["dt_100ms_20M_1500_q01"]["jain"] > 0.8
+
+
+def test_sack_blocks_keep_five_hundred_drop_tail_flows_near_ns3s_fairness(simulated):
+    # 500 flows, 10 Mbit/s, 16-24 ms, 1000 packets of drop-tail behind 1 Mbit/s access links: an ACK's SACK
+    # blocks delay it by 0.23-0.69 of the bottleneck's service time on its access link, so a flow in recovery
+    # comes at another phase, and the flow earliest after a departure does not keep it (AckRing.blocks).
+    # ns-3's Jain index 0.79, 0.66, 0.60, 0.41, 0.49, 0.76 at seeds 1-6 (its top flow 32-112 packets/s, the
+    # mean 4.3); the simulator's 0.69 and 0.25 at seeds 1-2 (0.20-0.70 over seeds 1-12, mean 0.54; its top
+    # flow 38-192), where without the blocks it read 0.36 and 0.18 (0.18-0.61, mean 0.47; top 57-202).  The
+    # flows' own loss rates spread as ns-3's: 10th, 50th and 90th percentiles 0.057, 0.138, 0.179 (seeds
+    # 1-6) against ns-3's 0.061, 0.111, 0.146, where they were 0.050, 0.140, 0.203.  The bound lies between.
+    assert simulated["dt_20ms_N500_1000p"]["jain"] > 0.4
 
 
 @pytest.mark.parametrize("name", list(FEW_FAST))

@@ -121,7 +121,10 @@ FEW_LARGE = {
 # holds, each a whole ACK's growth (AckRing._refill), the default step's loss is 5.32e-4 and the change
 # +5.9 % over seeds 1-48 (SE 1.1 %), +5.3 % over 49-96, +5.6 % over the 96 (about 0.8 %); seeds 1-24 read
 # +3.9 % (SE 1.4 %), which the 24 seeds this test ran could not tell from the goal: it runs 48 now.
-FEW_LARGE_MISSES = {10: "10 drop-tail flows at 10 ms: loss +5.9 % at half the step (seeds 1-48; +5.6 % over "
+# Since the receiver's window holds a flow in fast recovery (Sender._hold_edge; cde67b8): +7.1 % over seeds 1-48,
+# +4.8 % over 49-96; since an ACK's SACK blocks delay the packets it releases (AckRing.blocks): +6.9 % and
+# +4.9 %, +5.9 % over the 96 (queue -0.1 %).
+FEW_LARGE_MISSES = {10: "10 drop-tail flows at 10 ms: loss +6.9 % at half the step (seeds 1-48; +5.9 % over "
                         "seeds 1-96), issue 12's goal 5 %: an overflow's drops spread over more flows at the "
                         "default step than at a finer one; not isolated"}
 

@@ -9,6 +9,8 @@ __all__ = ["AckRing", "DELAYED_ACK_TIMEOUT"]
 # The receiver's delayed-ACK timer [s]: RFC 1122 allows up to 0.5 s; 200 ms is
 # BSD's and Linux's typical value and ns-3's default (DelAckTimeout).
 DELAYED_ACK_TIMEOUT = 0.2
+# RFC 2018 3: a TCP header's 40 bytes of options hold at most 4 SACK blocks (3 beside timestamps).
+MAX_SACK_BLOCKS = 4
 
 
 def _part(spread, j):
@@ -31,9 +33,12 @@ class AckRing:
         Which flows' receivers delay their ACKs (one ACK per two packets).
     hold_steps : float
         The receivers' delayed-ACK timer [steps].
+    sack : ndarray of bool, optional
+        Which flows' receivers report SACK blocks that someone reads (see
+        ``blocks``); None: nobody reads them.
     """
 
-    def __init__(self, length, flows, real, delayed=None, hold_steps=0.0):
+    def __init__(self, length, flows, real, delayed=None, hold_steps=0.0, sack=None):
         self.L, self.N = length, flows
         self.flat = np.zeros(length * flows, dtype=real)
         self.rows2 = self.flat.reshape(length, flows)
@@ -69,6 +74,14 @@ class AckRing:
         # later one timed out; a restart's refills).
         self.lone_rows = np.zeros((length, flows), dtype=np.uint8)
         self.ahead = None  # flows whose first hole opened this step behind all of the step's packets
+        # The SACK blocks (RFC 2018) of the ACKs due at each future step, per flow, and of those taken at
+        # this one (``blocks``); holes are followed for them where no receiver delays its ACKs.
+        self.sack = None if sack is None or not np.any(sack) else np.asarray(sack, dtype=bool)
+        self.sack_rows = None if self.sack is None else np.zeros((length, flows), dtype=np.uint8)
+        self.blocks = None if self.sack is None else np.zeros(flows, dtype=np.uint8)
+        self.sack_all = self.sack is not None and bool(self.sack.all())
+        self.tracking = self.delaying or self.sack is not None
+        self._sacked = None  # (places in the step's senders, their blocks) of ACKs sent above holes
         self._among = np.zeros(flows, dtype=bool)  # (``_member``'s scratch, all False between calls)
 
     def take(self, k):
@@ -76,6 +89,10 @@ class AckRing:
         self.k = k
         self.filled = self.ahead = self.lone = None
         row = self.rows2[k % self.L]
+        if self.sack_rows is not None:
+            due = self.sack_rows[k % self.L]
+            self.blocks[:] = due
+            due[:] = 0
         if self.delaying:
             # Receivers whose timer fires: no packet came to take the held one's ACK along.
             fired = (self.held_due == k).nonzero()[0]
@@ -119,7 +136,11 @@ class AckRing:
         late = delay - ahead  # the share of the ACKs due one step later
         if self.delaying:
             packets = self._delay_acks(sending, packets, delay, u)
+        elif self.tracking:
+            self._at_once(sending, packets)
         k = self.k
+        if self._sacked is not None:
+            self._schedule_blocks(sending, ahead, late, spread)
         if asked is None:
             back = self._back(ahead, late, u, spread) + k
         else:  # (most steps ask for none)
@@ -145,6 +166,27 @@ class AckRing:
             if j.size:
                 self._spread(sending[j], packets[j], ahead[j], late[j], spread[j], u[j])
         return back
+
+    def _schedule_blocks(self, sending, ahead, late, spread):
+        """The SACK blocks of the ACKs sent above holes this step, in the rows those ACKs reach (a row's most)."""
+        at, covered = self._sacked
+        self._sacked = None
+        if not self.sack_all:
+            keep = self.sack[sending[at]]
+            at, covered = at[keep], covered[keep]
+            if not at.size:
+                return
+        j = sending[at]
+        blocks = np.minimum(np.ceil(covered), MAX_SACK_BLOCKS).astype(np.uint8)
+        first = ahead[at]
+        last = first + (late[at] > 0.0)  # (with ``late`` 0 every ACK comes ``ahead``)
+        if spread is not None:  # (spread over the steps before, as ``_spread`` lays them; never before the next)
+            last = first + 1
+            earlier = np.minimum(np.floor(late[at] + 1.0 - _part(spread, at)), 0.0).astype(np.int64)
+            first = np.maximum(first + earlier, 1)
+        for d in range(int((last - first).max()) + 1):
+            row = (self.k + np.minimum(first + d, last)) % self.L
+            self.sack_rows[row, j] = np.maximum(self.sack_rows[row, j], blocks)
 
     def _back(self, ahead, late, u, spread):
         """Steps ahead to the row that the ACK of a packet at the draw ``u``'s place among its flow's falls in."""
@@ -225,7 +267,7 @@ class AckRing:
         (``repaired``), whichever packet it was for.  A dropped retransmission
         counts as a loss and as a repair, so its hole stays.
         """
-        if self.delaying:
+        if self.tracking:
             self.holes[j] += packets
 
     def first_lost(self, j, dropped, behind):
@@ -239,12 +281,12 @@ class AckRing:
         lost would have its held ACK sent at the drop, a step at which its
         receiver got nothing.)
         """
-        if self.delaying:
+        if self.tracking:
             self.ahead = j[(behind == 0.0) & (self.holes[j] == dropped)]
 
     def repaired(self, j, packets):
         """Retransmissions of flows ``j`` (``packets`` each) reach the bottleneck: they fill holes."""
-        if not (self.delaying and len(j)):
+        if not (self.tracking and len(j)):
             return
         before = self.holes[j] > 0.0
         left = np.maximum(self.holes[j] - packets, 0.0)
@@ -252,15 +294,22 @@ class AckRing:
         self.covered[j] = np.maximum(self.covered[j] - packets, 0.0)  # (the first holes are filled first)
         self.filled = j[before & (left == 0.0)]
 
-    def _at_once(self, sending, packets, delay, u):
-        """Which of flows ``sending`` have their step's ``packets`` ACKed at once: a hole open, filled or refilled."""
+    def _at_once(self, sending, packets, delay=None, u=None):
+        """Which of flows ``sending`` have their step's ``packets`` ACKed at once: a hole open, filled or refilled.
+
+        Their ACKs sent above a hole carry a SACK block per covered hole
+        (noted where ``sack`` asks for them; see ``_schedule_blocks``).
+        """
         gap = self.holes[sending] > 0.0
         behind = None if self.ahead is None or not self.ahead.size else self._member(sending, self.ahead)
         # What arrives while a hole is open lies above it, so every hole is covered (but those
         # of a step whose first hole opened behind all of it; this step's other drops are taken
         # as before some of its packets, where the step tells no order).
-        j = sending[(gap if behind is None else gap & ~behind) & (packets > 0.0)]
+        above = ((gap if behind is None else gap & ~behind) & (packets > 0.0)).nonzero()[0]
+        j = sending[above]
         self.covered[j] = self.holes[j]
+        if self.sack is not None and above.size:  # (every covered hole has a packet above it: > 0)
+            self._sacked = above, self.covered[j]
         if self.filled is not None and self.filled.size:
             gap |= self._member(sending, self.filled)
         if behind is not None:
@@ -291,6 +340,9 @@ class AckRing:
         self.refilling = np.count_nonzero(self.refills) > 0  # (``any`` has a Python wrapper: 3x the cost)
         slot = ((delay[i] + u[i]).astype(np.int64) + self.k) % self.L
         self.lone_rows[slot, j] = np.minimum(self.lone_rows[slot, j] + fill, 255.0)  # (uint8: 255 at most)
+        if self.sack is not None:  # (each refill's ACK: a block per covered hole above it, the first's the most)
+            blocks = np.where(self.sack[j], np.clip(np.ceil(r[i] - 1.0), 0.0, MAX_SACK_BLOCKS), 0.0).astype(np.uint8)
+            self.sack_rows[slot, j] = np.maximum(self.sack_rows[slot, j], blocks)
 
     def _member(self, sending, j):
         """Which of flows ``sending`` are among flows ``j``: np.isin's answer, at a tenth of its cost."""
@@ -374,6 +426,8 @@ class AckRing:
         if live.size:
             self.rows2[:, live] = 0.0
             self.lone_rows[:, live] = 0
+            if self.sack_rows is not None:
+                self.sack_rows[:, live] = 0
         self.refills[j] = 0.0
         if restart and self.delaying:
             refill = self.covered[j] if sack else np.minimum(self.covered[j], 1.0)

@@ -207,10 +207,11 @@ class _Engine:
         held = max(getattr(p, "max_delay", 0.0) for s in scenarios for _, p in s.groups)  # (delay control)
         worst_delay = (prop.max() + (self.limit / self.capacity).max() + held + dt) / dt
         delayed = each_flow(scenarios, lambda p: p.delayed_ack) > 0  # per group
-        self.ring = AckRing(int(np.ceil(worst_delay)) + 3, S * n, real, delayed, DELAYED_ACK_TIMEOUT / dt)
+        self.queue = make_queue(scenarios, draws, first.sender.ecn)
+        self.ring = AckRing(int(np.ceil(worst_delay)) + 3, S * n, real, delayed, DELAYED_ACK_TIMEOUT / dt,
+                            self.queue.ack_options)
         self.sender = make_sender(scenarios, self.flows, self.ring, dt)
         self.workload.attach(self.flows, self.sender, draws, self.link_loss)
-        self.queue = make_queue(scenarios, draws, first.sender.ecn)
         self.queue.round_trips(prop)
         self.ecn = self.queue.marking
         self.steps, self.measure_from = first.steps, first.warmup_steps
@@ -218,6 +219,7 @@ class _Engine:
         self.step = step = Step()
         step.dt, step.serve, step.limit, step.n, step.draws = dt, self.serve, self.limit, n, draws
         step.mark, step.remove, step.lost_queued = self._mark, self._remove, self.sender.on_queued_loss
+        step.sack, step.backlog = self.ring.blocks, self.flows.backlog
 
     def run(self):
         """Advance every flow of the batch through the run; one SimResult per scenario."""

@@ -47,8 +47,13 @@ class Step:
     ``mark(flows, marks, counts)`` delivers ECN marks (per scenario, per flow), ``remove(i, frac)`` takes a
     queued packet's ACK out of the ring (the slot, or None),
     ``lost_queued(i, slot, arriving, behind)`` tells the flow (slot None: a
-    packet its sender had written off).
+    packet its sender had written off).  ``sack`` holds the SACK blocks of
+    the ACKs each flow took this step (None where no discipline reads them:
+    see ``_FIFO.ack_options``), ``backlog`` the packets each flow's
+    access link still holds after the step's.
     """
+
+    sack = None
 
     def spread(self, arrived, drops, link, which=site.DROP, weight=None, per_packet=False):
         """Spread each scenario's drops over ``arrived`` (see drops.spread; ``which`` draw site)."""
@@ -59,6 +64,7 @@ class _FIFO:
     """A FIFO that drops arrivals: its early decisions, then the hard limit (drop-tail drops nothing early)."""
 
     ecn = marking = False
+    ack_options = None  # per flow: whose ACKs' SACK blocks the discipline reads (None: nobody's)
 
     def __init__(self, scenarios, draws, ecn):
         self.size = len(scenarios)
@@ -107,6 +113,11 @@ class _FIFO:
         """After service: ``load`` packets were in the queue, ``q`` remain."""
 
 
+def sack_option_bytes(blocks):
+    """The bytes an ACK's SACK option takes: 2 + 8 per block (RFC 2018 3), padded to 4 bytes; 0 without blocks."""
+    return np.where(blocks > 0, 4.0 + 8.0 * blocks, 0.0)
+
+
 class _DropTail(_FIFO):
     """Drop-tail: the overflow falls on the packets that arrive while the buffer is full.
 
@@ -127,7 +138,10 @@ class _DropTail(_FIFO):
     flows lose, round trip after round trip, as in a packet-level simulation.  A packet no ACK released (a time-out's
     retransmission, a connection's first packets) comes at a phase of its
     own, so no flow is locked out for good.  Where the link idles, its
-    departures start again at a new phase (``_restart_departures``).
+    departures start again at a new phase (``_restart_departures``).  An ACK
+    sent above a hole carries SACK blocks, whose bytes delay it and the
+    packets it releases (``ack_options``; where the flow's access link is
+    backlogged, that link's own grid sets when they leave instead).
     """
 
     # Draws of the drop site, i a flow's or a packet's place in its scenario: where a
@@ -152,6 +166,12 @@ class _DropTail(_FIFO):
         self.spacing = np.repeat([s.capacity / r if math.isfinite(s.flow_access_rate) else 0.0
                                   for r, s in zip(rate, scenarios, strict=True)], n)
         self.burst = lay_out([s.per_flow(lambda p: 2.0 if p.delayed_ack else 1.0) for s in scenarios], n)
+        # An ACK's SACK option delays it by its bytes' time on the bottleneck and on the flow's access
+        # link (C / access times as long a byte), in service times: where the access link is slow, the
+        # flows in recovery come at phases of their own (see ``_arrivals``).
+        sack = lay_out([s.per_flow(lambda p: float(getattr(p, "sack", False))) for s in scenarios], n) > 0.0
+        self.ack_options = sack if self.phase_effect and sack.any() else None
+        self.per_byte = (1.0 + self.spacing) / np.repeat([s.packet_size for s in scenarios], n)
 
     def round_trips(self, prop):
         if not self.phase_effect:
@@ -261,6 +281,9 @@ class _DropTail(_FIFO):
         departures = (np.ceil((step.k + 1) * step.serve) - start).astype(np.int64)
         slot = self._slots(step, s, place, within, self.burst[flow], count[whose], departures)
         phase = self._clocked_phase(flow, s, step.k)
+        if step.sack is not None:
+            # (A flow whose access link stays busy sends on that link's own grid, whatever its ACKs' delays.)
+            phase += np.where(step.backlog[flow] > 0.0, 0.0, sack_option_bytes(step.sack[flow]) * self.per_byte[flow])
         timed = step.k - self.heard[flow] > self.horizon[flow]
         if timed.any():  # released by a timer: a phase of its own, the same for the step's packets of its flow
             at = (flow[timed] % step.n) + self.FRESH
