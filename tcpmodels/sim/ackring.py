@@ -13,6 +13,11 @@ DELAYED_ACK_TIMEOUT = 0.2
 MAX_SACK_BLOCKS = 4
 
 
+def _blocks(holes):
+    """The SACK blocks of an ACK with ``holes`` covered holes above it: one each, at most MAX_SACK_BLOCKS."""
+    return np.clip(np.ceil(holes), 0.0, MAX_SACK_BLOCKS).astype(np.uint8)
+
+
 def _part(spread, j):
     """The spreads (None, one float, or one per flow) of the flows at places ``j``."""
     return spread if spread is None or type(spread) is float else spread[j]
@@ -177,7 +182,7 @@ class AckRing:
             if not at.size:
                 return
         j = sending[at]
-        blocks = np.minimum(np.ceil(covered), MAX_SACK_BLOCKS).astype(np.uint8)
+        blocks = _blocks(covered)
         first = ahead[at]
         last = first + (late[at] > 0.0)  # (with ``late`` 0 every ACK comes ``ahead``)
         if spread is not None:  # (spread over the steps before, as ``_spread`` lays them; never before the next)
@@ -341,7 +346,7 @@ class AckRing:
         slot = ((delay[i] + u[i]).astype(np.int64) + self.k) % self.L
         self.lone_rows[slot, j] = np.minimum(self.lone_rows[slot, j] + fill, 255.0)  # (uint8: 255 at most)
         if self.sack is not None:  # (each refill's ACK: a block per covered hole above it, the first's the most)
-            blocks = np.where(self.sack[j], np.clip(np.ceil(r[i] - 1.0), 0.0, MAX_SACK_BLOCKS), 0.0).astype(np.uint8)
+            blocks = _blocks(np.where(self.sack[j], r[i] - 1.0, 0.0))
             self.sack_rows[slot, j] = np.maximum(self.sack_rows[slot, j], blocks)
 
     def _member(self, sending, j):

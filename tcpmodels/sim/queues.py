@@ -281,9 +281,11 @@ class _DropTail(_FIFO):
         departures = (np.ceil((step.k + 1) * step.serve) - start).astype(np.int64)
         slot = self._slots(step, s, place, within, self.burst[flow], count[whose], departures)
         phase = self._clocked_phase(flow, s, step.k)
-        if step.sack is not None:
-            # (A flow whose access link stays busy sends on that link's own grid, whatever its ACKs' delays.)
-            phase += np.where(step.backlog[flow] > 0.0, 0.0, sack_option_bytes(step.sack[flow]) * self.per_byte[flow])
+        if step.sack is not None and step.sack[j].any():
+            # Per flow, then per packet.  (A flow whose access link stays busy sends on that link's own grid,
+            # whatever its ACKs' delays.)
+            delay = np.where(step.backlog[j] > 0.0, 0.0, sack_option_bytes(step.sack[j]) * self.per_byte[j])
+            phase += delay[whose]
         timed = step.k - self.heard[flow] > self.horizon[flow]
         if timed.any():  # released by a timer: a phase of its own, the same for the step's packets of its flow
             at = (flow[timed] % step.n) + self.FRESH
