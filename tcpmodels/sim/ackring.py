@@ -106,7 +106,7 @@ class AckRing:
                 row[fired] += 1.0
                 self.held[fired] = 0.0
             lone = self.lone_rows[k % self.L]
-            timed = lone.nonzero()[0]
+            timed = (lone != 0).nonzero()[0]  # (a mask's nonzero: 10x faster than a uint8 or float array's)
             counts = 1.0
             if timed.size:
                 counts = np.concatenate((np.ones(fired.size), lone[timed]))
@@ -153,7 +153,7 @@ class AckRing:
         # With delayed ACKs most of a heavy step's senders bring an odd packet
         # or none and hold its ACK: only the others have ACKs to schedule.
         # (Taking them out costs five gathers, which a few idle flows do not repay.)
-        j = packets.nonzero()[0]
+        j = (packets != 0.0).nonzero()[0]
         if j.size < 0.8 * packets.size:
             sending, packets, ahead, late, u, spread = sending[j], packets[j], ahead[j], late[j], u[j], _part(spread, j)
         self.until[sending] = np.maximum(self.until[sending], ahead + (k + 1))
@@ -335,7 +335,7 @@ class AckRing:
         at once with them.
         """
         r = self.refills[sending]
-        i = r.nonzero()[0]
+        i = (r != 0.0).nonzero()[0]
         if not i.size:
             return
         gap[i] = True
@@ -368,7 +368,7 @@ class AckRing:
         the step.  Returns the packets ACKed with this step's.
         """
         held = self.held[sending]
-        h = held.nonzero()[0]
+        h = (held != 0.0).nonzero()[0]
         # Those that hold one: the timer may have sent its ACK before this step's packets came.  (Where none
         # came, the ACK timed out now goes at the timer's step as it would from ``take``.)
         if h.size:
@@ -436,7 +436,7 @@ class AckRing:
         self.refills[j] = 0.0
         if restart and self.delaying:
             refill = self.covered[j] if sack else np.minimum(self.covered[j], 1.0)
-            i = refill.nonzero()[0]
+            i = (refill != 0.0).nonzero()[0]
             self.refills[j[i]] = refill[i]
             self.refilling = self.refilling or bool(i.size)
         self.held[j] = self.holes[j] = self.covered[j] = 0.0

@@ -999,7 +999,7 @@ class _CHOKe(_SharedQueue, _REDState):
         hits = np.zeros(step.arr.size)
         hits[j] += dj
         hits += matched
-        j = hits.nonzero()[0]
+        j = (hits != 0.0).nonzero()[0]
         return j, hits[j]
 
 

@@ -709,7 +709,7 @@ class Sender:
         """
         if self.events is None:
             return
-        i = drops.nonzero()[0]
+        i = (drops != 0.0).nonzero()[0]
         if i.size:
             self.events.append((j[i], self.f.t_event[j[i]], None, drops[i]))
 
