@@ -17,6 +17,7 @@ Mbit/s, 500 and 1000 flows, two flows at their 64 KB windows, ECN at 100 ms),
 held to the same goals.
 """
 
+import dataclasses
 import importlib.util
 import pathlib
 
@@ -39,6 +40,9 @@ FEW_FAST = sim_grid.configurations(sim_grid.GRID.parent / "ns3_few_fast.csv")
 # A second out-of-sample set (validation/ns3_grid2.csv), run once the simulator met the goals on the first: a T1
 # link, a 400 ms path, 45 Mbit/s, 500 and 1000 flows, two flows at their 64 KB windows, ECN at 100 ms.
 GRID2 = sim_grid.configurations(sim_grid.GRID.parent / "ns3_grid2.csv")
+# Issue 12's queue-motion rows as the references' set-up runs them (validation/ns3_motion.csv: ns-3's classic
+# recovery, as the references ran; 20 flows, RED 5/217/0.02, ~100 ms, at 10 and 100 Mbit/s).
+MOTION = sim_grid.configurations(sim_grid.GRID.parent / "ns3_motion.csv")
 
 # Since an ACK's SACK blocks delay the packets it releases (AckRing.blocks; seeds 1-2): loss -18.2 ... +10.1 %
 # where ns-3 loses more than 0.1 % (50 drop-tail flows at 100 Mbit/s -18.2 %, before -15.5 %), queue -10.7 ...
@@ -191,4 +195,45 @@ def test_simulator_meets_issue_12_goals_with_few_fast_flows(name):
     # 100 Mbit/s and 100 ms -11.8 %, 0.9972 against 1.0000.  Loss 2.3-2.8x ns-3's on every row.
     rows = FEW_FAST[name]
     runs = sim.simulate([sim_grid.scenario(rows[0], "prr-ns3.44", seed) for seed in SEEDS])
+    assert sim_grid.misses(sim_grid.reference(rows), sim_grid.simulated(runs)) == {}
+
+
+# Below full load, with a queue of a few packets, the default step misses what a finer one resolves: the
+# arrivals' collisions within a step, which the step's fluid service takes as evenly interleaved.  At an
+# eighth of the step the simulator meets issue 12's goals there, where the default step misses them by up to
+# a half (each case: ns-3's rows, the recovery they ran, the simulator's seeds).  It has not settled there:
+# a sixteenth moves the queue by another +6 to +9 % (and V3's, tests/test_sim_reference_dynamics.py).
+FINE_STEP = 1 / 8
+BELOW_FULL_LOAD = {
+    # 5 flows, RED 5/100/0.02, 200 ms (ns-3 seeds 1-8: loss 1.11e-4, queue 4.80, busy 0.889).  Simulator
+    # seeds 1-4 at the default step (23 ms), a quarter, an eighth and a sixteenth: queue 2.42, 3.95, 4.22,
+    # 4.57 (-50, -18, -12, -5 %), loss 1.22, 1.30, 1.24, 1.31e-4 (+9, +17, +11, +18 %), busy 0.897, 0.885,
+    # 0.880, 0.875.
+    "red_200ms_576_N5": (GRID, "prr-ns3.44", (1, 2, 3, 4)),
+    # 20 flows at 100 Mbit/s (ns-3 seeds 1-4: loss 1.10e-4, queue 4.23, busy 0.731, a seed's within 0.011).
+    # Simulator seeds 1-2 at the default step (5.9 ms: 128 packets of service against min_th's 5), a
+    # quarter, an eighth and a sixteenth (seed 1): busy 0.900, 0.751, 0.720, 0.693; loss 5.6e-5, 1.09e-4,
+    # 1.23e-4, 1.38e-4 (-50, -1, +12, +25 %); queue 2.59, 3.32, 3.65, 3.86 (-39, -21, -14, -9 %).
+    "motion_100M": (MOTION, "classic-ns3.44", (1, 2)),
+}
+
+
+@pytest.mark.parametrize("name", list(BELOW_FULL_LOAD))
+def test_an_eighth_of_the_step_meets_ns3_below_full_load(name):
+    grid, recovery, seeds = BELOW_FULL_LOAD[name]
+    rows = grid[name]
+    runs = sim.simulate([dataclasses.replace(s, time_step=s.step * FINE_STEP)
+                         for s in (sim_grid.scenario(rows[0], recovery, seed) for seed in seeds)])
+    ref, got = sim_grid.reference(rows), sim_grid.simulated(runs)
+    assert sim_grid.misses(ref, got) == {}
+    # Loss below the goals' 0.1 % here (so ``misses`` leaves it), held to their 20 % all the same.
+    assert got["drop_rate"] == pytest.approx(ref["drop_rate"], rel=0.2)
+
+
+def test_simulator_meets_issue_12_goals_on_the_10_mbit_motion_row():
+    # 20 flows at 10 Mbit/s, ~100 ms, RED 5/217/0.02, ns-3's classic recovery (seeds 1-2: loss 3.67e-3, queue
+    # 26.6, busy 0.9987).  The simulator at its default step (47.5 ms), seeds 1-2: loss +2 %, queue -3 %,
+    # busy 0.999 (seeds 1-4: 3.74e-3, 25.8, 0.9992).
+    rows = MOTION["motion_10M"]
+    runs = sim.simulate([sim_grid.scenario(rows[0], "classic-ns3.44", seed) for seed in SEEDS])
     assert sim_grid.misses(sim_grid.reference(rows), sim_grid.simulated(runs)) == {}

@@ -14,6 +14,8 @@ Install and run::
     python validation/ns3_dumbbell.py --ns3 /path/ns3venv grid --out validation/ns3_grid.csv
     python validation/ns3_dumbbell.py --ns3 /path/ns3venv grid --set few-fast --out validation/ns3_few_fast.csv
     python validation/ns3_dumbbell.py --ns3 /path/ns3venv grid --set grid2 --out validation/ns3_grid2.csv
+    python validation/ns3_dumbbell.py --ns3 /path/ns3venv grid --set motion --recovery classic \
+        --out validation/ns3_motion.csv
     python validation/ns3_dumbbell.py --ns3 /path/ns3venv one --n 20 --rtt 0.05 --queue droptail --limit 40
 
 (``--ns3`` is the venv holding the wheel, or its ``site-packages/ns3``
@@ -92,6 +94,8 @@ tables ship as ``tcpmodels.data.table('ns3_*')``; generalised to other links):
   one BDP; seeds 1 and 2, 1-6 for two and three flows), ns3_recovery.csv (the seven check rows with
   classic recovery, seed 1, beside ns3_check.csv's PRR; the references' RED
   dynamics rows V1-V4 with classic and PRR recovery, seeds 1 and 2);
+  ns3_motion.csv (issue 12's queue-motion rows, ``--set motion --recovery classic``, the references'
+  recovery: 20 flows, RED 5/217/0.02, ~100 ms at 10 Mbit/s, seeds 1-2, and at 100 Mbit/s, seeds 1-4);
   ns3_fewphase.csv (2 flows, seeds 1-40, and 10 flows, seeds 1-12, all at
   one RTT: Jain index, least and largest goodput share, time-outs, drops;
   the binary run directly, as ``validation/.build/ns3_dumbbell --n=2
@@ -283,7 +287,11 @@ def _grid2():
 
 
 GRID2 = _grid2()
-SETS = {"grid": GRID, "grid2": GRID2, "few-fast": FEW_FAST, "dynamics": DYNAMICS, "check": CHECK}
+# Issue 12's queue-motion rows (its packet-level runs are not shared), set up as tests/ns3_references.py's
+# red_motion: RED 5/217/0.02, 20 flows, ~100 ms (+-5 %), 576 bytes, 140 s with statistics over [40, 140] s.
+MOTION = [Config(f"motion_{round(bw / 1e6)}M", 20, bw, 0.1, 0.1, 576, "red", 1000, 5, 217, 0.02,
+                 duration=140.0, warmup=40.0) for bw in (10e6, 100e6)]
+SETS = {"grid": GRID, "grid2": GRID2, "few-fast": FEW_FAST, "dynamics": DYNAMICS, "check": CHECK, "motion": MOTION}
 
 
 def write(rows, path, append=False):
@@ -320,7 +328,7 @@ def main(argv=None):
     g.add_argument("--append", action="store_true")
     g.add_argument("--set", choices=list(SETS), default="grid",
                    help="grid: the 20 rows; grid2: 10 more; few-fast: 1-3 fast flows; dynamics: the references' V1-V4; "
-                        "check: as check")
+                        "check: as check; motion: issue 12's queue-motion rows")
     g.add_argument("--recovery", choices=["prr", "classic"], help="ns-3's fast recovery (default: the set's, PRR)")
     o = sub.add_parser("one")
     for f in dataclasses.fields(Config):
