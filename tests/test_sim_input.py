@@ -114,3 +114,23 @@ def test_a_run_of_few_steps_measures_them():
     assert (s.steps, s.warmup_steps) == (4, 2)
     r = sim.simulate(s)
     assert r.time_step == s.step and r.packets > 0
+
+
+def _below_full_load(**kw):
+    # V3 of the RED dynamics references, 60 s: 10 flows at 10 Mbit/s, ~200 ms, RED 5/217/0.02; the link 97 %
+    # busy with a queue of 6 packets against the 108 a 50 ms step serves.
+    return sim.Scenario(n_flows=10, bandwidth=10e6, rtt=0.2, rtt_spread=0.1, packet_size=576,
+                        queue=sim.RED(min_th=5, max_th=217, max_p=0.02, buffer=1000),
+                        sender=sim.NewReno(sack=True), access_rate=10e6, duration=60.0, warmup=20.0, **kw)
+
+
+def test_a_red_queue_finer_than_the_step_warns_after_the_run():
+    # The step takes its arrivals as evenly spread: V3's queue reads 21 % low at the default step, 6 % at an
+    # eighth of it (engine._warn_unresolved_queue); the warning names the step that resolves it.
+    s = _below_full_load()
+    with pytest.warns(TCPModelsWarning, match=rf"time_step: the queue averaged .* step of {s.step / 8:.3g} s"):
+        sim.simulate(s)
+    sim.simulate(_below_full_load(time_step=s.step / 8))  # resolved: no warning
+    # 100 flows keep the link busy with a queue of 130 packets: no warning.
+    busy = sim.Scenario(**{**BASE, "n_flows": 100}, queue=sim.RED(min_th=5, max_th=217, max_p=0.02), duration=30.0)
+    assert sim.simulate(busy).utilization > 0.99
