@@ -213,7 +213,7 @@ BELOW_FULL_LOAD = {
     # 4.57 (-50, -18, -12, -5 %), loss 1.22, 1.30, 1.24, 1.31e-4 (+9, +17, +11, +18 %), busy 0.897, 0.885,
     # 0.880, 0.875.
     "red_200ms_576_N5": (GRID, "prr-ns3.44", (1, 2, 3, 4)),
-    # 20 flows at 100 Mbit/s (ns-3 seeds 1-4: loss 1.10e-4, queue 4.23, busy 0.731, a seed's within 0.011).
+    # 20 flows at 100 Mbit/s (ns-3 seeds 1-4: loss 1.10e-4, queue 4.23, busy 0.731; a seed's 0.719-0.741).
     # Simulator seeds 1-2 at the default step (5.9 ms: 128 packets of service against min_th's 5), a
     # quarter, an eighth and a sixteenth (seed 1): busy 0.900, 0.751, 0.720, 0.693; loss 5.6e-5, 1.09e-4,
     # 1.23e-4, 1.38e-4 (-50, -1, +12, +25 %); queue 2.59, 3.32, 3.65, 3.86 (-39, -21, -14, -9 %).

@@ -164,7 +164,7 @@ def _warn_unresolved_queue(scenarios, results):
     The step's fluid service takes a step's arrivals as evenly spread, so
     the collisions of the flows' bursts within it, which make a queue of a
     few packets below full load and RED's early drops off it, are smoothed
-    away; an eighth of the step resolves them on the rows measured (5-30
+    away; an eighth of the step resolves them on the rows measured (5-20
     flows).  A lone flow's packets meet none but its own, which its ACK
     clock spaces; a queue that dropped or marked nothing has nothing to read low.
     """
