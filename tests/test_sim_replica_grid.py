@@ -14,7 +14,8 @@ issue 12's goals (its ``misses``): loss within 20 % where ns-3 loses more than
 utilization within 0.02.  ``validation/ns3_grid2.csv`` holds a second set of ten, run
 once the simulator met the goals on the first (a T1 link, a 400 ms path, 45
 Mbit/s, 500 and 1000 flows, two flows at their 64 KB windows, ECN at 100 ms),
-held to the same goals.
+held to the same goals, and ``validation/ns3_grid3.csv`` a third set of ten, run
+once the simulator met them on the second but its known misses.
 """
 
 import dataclasses
@@ -43,6 +44,14 @@ FEW_FAST = sim_grid.configurations(sim_grid.GRID.parent / "ns3_few_fast.csv")
 # A second out-of-sample set (validation/ns3_grid2.csv), run once the simulator met the goals on the first: a T1
 # link, a 400 ms path, 45 Mbit/s, 500 and 1000 flows, two flows at their 64 KB windows, ECN at 100 ms.
 GRID2 = sim_grid.configurations(sim_grid.GRID.parent / "ns3_grid2.csv")
+# A third out-of-sample set (validation/ns3_grid3.csv, ns3_dumbbell.py --set grid3, seeds 1-2), run on effcff3 once
+# the simulator met the goals on the second but its known misses: 20-40 Mbit/s, 30-250 ms, 8-400 flows, drop-tail
+# of 0.25-2 BDP, RED, gentle RED and ECN with thresholds neither set holds.  Every row met every goal the first
+# time it was simulated (validation/sim_grid3.csv, seeds 1-2 against ns-3's 1-2): loss -12.2 ... +6.1 % where
+# ns-3 loses more than 0.1 % (8 flows through 2 BDP of drop-tail -12.2 %), queue -12.5 ... +3.1 % (RED 20/400
+# at 40 Mbit/s, 75 ms, 60 flows, 0.978 busy, -12.5 %), time-outs 0.91-1.00x where above 1e-3, utilization
+# within 0.007.
+GRID3 = sim_grid.configurations(sim_grid.GRID.parent / "ns3_grid3.csv")
 # Issue 12's queue-motion rows as the references' set-up runs them (validation/ns3_motion.csv: ns-3's classic
 # recovery, as the references ran; 20 flows, RED 5/217/0.02, ~100 ms, at 10 and 100 Mbit/s).
 MOTION = sim_grid.configurations(sim_grid.GRID.parent / "ns3_motion.csv")
@@ -114,7 +123,7 @@ KNOWN_MISSES = {
 }
 
 
-ALL = {**GRID, **GRID2}
+ALL = {**GRID, **GRID2, **GRID3}
 
 
 @pytest.fixture(scope="module")
@@ -218,6 +227,12 @@ BELOW_FULL_LOAD = {
     # quarter, an eighth and a sixteenth (seed 1): busy 0.900, 0.751, 0.720, 0.693; loss 5.6e-5, 1.09e-4,
     # 1.23e-4, 1.38e-4 (-50, -1, +12, +25 %); queue 2.59, 3.32, 3.65, 3.86 (-39, -21, -14, -9 %).
     "motion_100M": (MOTION, "classic-ns3.44", (1, 2)),
+    # The rest of issue 12's range, the same RED (ns-3 seeds 1-2; simulator seeds 1-2 at the default step and an
+    # eighth of it).  40 flows, 20 Mbit/s, 200 ms: queue 15.7 against 12.8 and 14.5 (-18 %, -8 %), busy 0.978
+    # against 0.983 and 0.977.  20 flows, 50 Mbit/s, 150 ms: busy 0.822 against 0.938 and 0.812, queue 6.16
+    # against 4.15 and 5.44 (-33 %, -12 %), loss 1.66e-4 against -25 % and +8 %.
+    "motion_20M_N40_200ms": (MOTION, "classic-ns3.44", (1, 2)),
+    "motion_50M_N20_150ms": (MOTION, "classic-ns3.44", (1, 2)),
 }
 
 
@@ -233,10 +248,40 @@ def test_an_eighth_of_the_step_meets_ns3_below_full_load(name):
     assert got["drop_rate"] == pytest.approx(ref["drop_rate"], rel=0.2)
 
 
-def test_simulator_meets_issue_12_goals_on_the_10_mbit_motion_row():
-    # 20 flows at 10 Mbit/s, ~100 ms, RED 5/217/0.02, ns-3's classic recovery (seeds 1-2: loss 3.67e-3, queue
-    # 26.6, busy 0.9987).  The simulator at its default step (47.5 ms), seeds 1-2: loss +2 %, queue -3 %,
-    # busy 0.999 (seeds 1-4: 3.74e-3, 25.8, 0.9992).
-    rows = MOTION["motion_10M"]
-    runs = sim.simulate([sim_grid.scenario(rows[0], "classic-ns3.44", seed) for seed in SEEDS])
-    assert sim_grid.misses(sim_grid.reference(rows), sim_grid.simulated(runs)) == {}
+# The goals the default step misses on the motion rows (strict: a fix shows), each row also in BELOW_FULL_LOAD.
+MOTION_MISSES = {
+    "motion_100M": ("queue", "utilization"),
+    "motion_20M_N40_200ms": ("queue",),
+    "motion_50M_N20_150ms": ("queue", "utilization"),
+}
+
+
+@pytest.fixture(scope="module")
+def motion_misses():
+    """The goals each motion row misses at the default step (simulator seeds 1-2, ns-3's classic recovery)."""
+    names = list(MOTION)
+    runs = sim.simulate([sim_grid.scenario(MOTION[name][0], "classic-ns3.44", seed)
+                         for name in names for seed in SEEDS])
+    k = len(SEEDS)
+    return {name: sim_grid.misses(sim_grid.reference(MOTION[name]), sim_grid.simulated(runs[i * k:(i + 1) * k]))
+            for i, name in enumerate(names)}
+
+
+@pytest.mark.parametrize("name", list(MOTION))
+def test_simulator_meets_issue_12_goals_on_the_motion_rows_at_the_default_step(motion_misses, name):
+    # RED 5/217/0.02, ~100-200 ms, 20-60 flows.  20 flows at 10 Mbit/s (ns-3 seeds 1-2: loss 3.67e-3, queue
+    # 26.6, busy 0.9987): the simulator at its default step (47.5 ms), seeds 1-2, loss +2 %, queue -3 %, busy
+    # 0.999 (seeds 1-4: 3.74e-3, 25.8, 0.9992).  60 flows at 50 Mbit/s, 100 ms (ns-3 loss 1.95e-3, queue 18.3,
+    # busy 0.982): loss +2 %, queue -14 % (-5 % at an eighth of the step), busy 0.982; its queue averages 0.145
+    # of a step's service, and simulate warns (engine._warn_unresolved_queue).
+    missed = dict(motion_misses[name])
+    for goal in MOTION_MISSES.get(name, ()):
+        missed.pop(goal, None)  # (held by the strict expected failure below)
+    assert missed == {}
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(
+    strict=True, reason=f"below full load the default step misses {' and '.join(goals)} (an eighth of it meets "
+                        "them: BELOW_FULL_LOAD)")) for name, goals in MOTION_MISSES.items()])
+def test_known_misses_on_the_motion_rows_at_the_default_step(motion_misses, name):
+    assert not set(MOTION_MISSES[name]) & set(motion_misses[name])

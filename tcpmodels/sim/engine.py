@@ -74,7 +74,7 @@ from .draws import Draws
 from .flows import IDLE, PENDING, RECOVERY, STALLED, Flows, batch_width, lay_out, state_dtype
 from .meter import Meter
 from .queues import Step, make_queue
-from .scenario import FLOW_STEPS_PER_S, FPQ, RED, Scenario, compute_seconds
+from .scenario import FLOW_STEPS_PER_S, FPQ, RED, LongLived, Scenario, compute_seconds
 from .senders import each_flow, make_sender
 from .workloads import make_workload
 
@@ -85,8 +85,10 @@ _NO_FLOWS = np.empty(0, dtype=np.int64)  # (a step without new losses asks the A
 # the time, the step cannot hold it (``_warn_unresolved_queue``).  Measured against ns-3 (README, "What these
 # misses share"): the rows whose queue the default step reads 20-50 % low (5 RED flows at 200 ms, V2, V3,
 # issue 12's motion row at 100 Mbit/s) average 0.017-0.071 of it, busy 0.90-0.97; those within 5 % average
-# 0.15 and more (V1, V4, the 10 Mbit/s motion row), busy 0.995 and more.
-QUEUE_PER_SERVICE, BUSY = 0.1, 0.99
+# 0.15 and more (V1, V4, the 10 Mbit/s motion row), busy 0.995 and more.  Between them, the motion rows at 40
+# flows, 20 Mbit/s, 200 ms and 60 flows, 50 Mbit/s, 100 ms (validation/ns3_motion.csv) average 0.118 and 0.145,
+# busy 0.98, and read 18 % and 14 % low (8 % and 5 % at an eighth of the step): the bound is 0.15, not 0.1.
+QUEUE_PER_SERVICE, BUSY = 0.15, 0.99
 
 
 def simulate(scenario, seeds=None, *, check=False):
@@ -164,12 +166,14 @@ def _warn_unresolved_queue(scenarios, results):
     The step's fluid service takes a step's arrivals as evenly spread, so
     the collisions of the flows' bursts within it, which make a queue of a
     few packets below full load and RED's early drops off it, are smoothed
-    away; an eighth of the step resolves them on the rows measured (5-20
-    flows).  A lone flow's packets meet none but its own, which its ACK
-    clock spaces; a queue that dropped or marked nothing has nothing to read low.
+    away; an eighth of the step resolves them on the rows measured (5-60
+    long-lived flows).  A lone flow's packets meet none but its own, which its ACK
+    clock spaces; a queue that dropped or marked nothing has nothing to read low;
+    finite transfers idle the link by their demand, where nothing was measured.
     """
     hit = [(s, r) for s, r in zip(scenarios, results, strict=True)
            if isinstance(s.queue, (RED, FPQ)) and s.n_flows > 1 and r.loss_rate + r.mark_rate > 0.0
+           and all(isinstance(w, LongLived) for _, w in s.workloads)
            and r.utilization < BUSY and r.queue < QUEUE_PER_SERVICE * s.capacity * s.step]
     if not hit:
         return
