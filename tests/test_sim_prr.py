@@ -233,3 +233,47 @@ def test_recovery_is_validated_and_splits_batches():
     b = dataclasses.replace(a, sender=_rfc6675())
     assert a.batch_key() != b.batch_key()
     assert sim.simulate([a, b])[1].loss_rate == sim.simulate(b).loss_rate
+
+
+def _one_echo(recovery, acks=22):
+    """A flow with 20 packets of window, all in flight, takes an ECN echo, then ``acks`` ACKs of one packet each.
+
+    Returns what the entry and each ACK let out, and the flow's state after the reduction's round trip.
+    """
+    s = sim.Scenario(n_flows=1, bandwidth=10e6, rtt=0.1, queue=sim.RED(min_th=5, max_th=50, max_p=0.1, ecn=True),
+                     sender=sim.NewReno(sack=True, ecn=True, recovery=recovery, max_window=100), duration=1.0,
+                     warmup=0.0)
+    e = _Engine([s], False)
+    f, sender = e.flows, e.sender
+    f.cwnd[0], f.inflight[0], f.acked[0], f.sent[0], f.ssthresh[0] = 20.0, 20.0, 100.0, 120.0, 100.0
+    f.state[0], f.grow[0], f.t_ece[0] = 0, sender.ack_gain[0], 0.0  # open, growing, an echo due now
+    sender.on_echoes(1e-3, 0.0)
+    sent = []
+    for k in range(acks + 1):  # the entry, then one ACK at a time, each followed by what the window lets out
+        if k:
+            sender.on_acks(np.array([1.0]), True)
+        room = max(np.floor(f.cwnd[0]) - f.inflight[0], 0.0)
+        f.inflight[0] += room
+        f.sent[0] += room
+        sent.append(int(room))
+    during = f.cwnd[0]
+    sender.on_echoes(1e-3, f.t_cwr[0])  # the round trip ends
+    return sent, during, f
+
+
+def test_an_ecn_echo_reduces_by_prr_where_fast_recovery_does():
+    # ns-3 3.44's EnterCwr hands the reduction to the recovery algorithm (Linux's tcp_enter_cwr too), which
+    # at the CWR state's end sets cwnd to ssthresh.  Hand-checked, delayed ACKs (the echoing ACK covered two):
+    # RFC 6937's PRR: ssthresh 10 (RFC 3168's halving), RecoverFS 22 (the flight before the echoing ACK);
+    # sndcnt = ceil(prr_delivered x 10 / 22) - prr_out lets a packet out on ACKs 1, 3, 5, 7, 9, 12, 14, 16; the
+    # pipe reaches ssthresh at ACK 18, and the conservative bound keeps it there: one out per ACK from ACK 19.
+    sent, during, f = _one_echo("prr")
+    assert sent == [0] + [1, 0] * 5 + [0, 1] * 3 + [0, 0] + [1] * 4
+    assert f.recover_fs[0] == 22 and during == 10 and f.cwnd[0] == 10 and not f.cwr[0]
+    # ns-3 3.44's: ssthresh 9, half the 18 left in flight; the entry counts the ACK's two packets and one more
+    # delivered, ceil(3 x 9 / 22) = 2 out at once, then ceil(prr_delivered x 9 / 22) - prr_out.
+    sent, _, f = _one_echo("prr-ns3.44")
+    assert sent[:6] == [2, 0, 1, 0, 0, 1] and f.cwnd[0] == 9
+    # Classic recovery cuts at once: nothing until the flight falls below 9 (ACK 12), then one per ACK.
+    sent, _, f = _one_echo("classic-ns3.44")
+    assert sent == [0] * 12 + [1] * 11 and f.cwnd[0] == 9

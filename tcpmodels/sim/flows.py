@@ -171,6 +171,7 @@ class Flows:
         self.prr_acked0, self.prr_sent0, self.recover_fs = zeros(), zeros(), zeros()
         self.t_ece = np.full(N, np.inf)  # when a mark's echo reaches the sender (ECN only) [s]
         self.t_cwr = zeros(float)  # no second ECN reduction before this time [s]
+        self.cwr = zeros(bool)  # in an ECN reduction's round trip (no growth; PRR senders reduce by PRR)
         # Finite transfers (workloads.Transfers sets them): the cumulative ACK
         # count that ends the flow's transfer (None: long-lived flows only);
         # the count when its connection opened, and its RTO until its first ACK.

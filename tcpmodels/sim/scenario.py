@@ -519,6 +519,9 @@ class NewReno(_Sender):
         With either PRR and with ``"classic-ns3.44"`` the duplicate ACKs are
         counted as they return: each lets a new packet out (RFC 6675 5), the
         third fast-retransmits, and a flow with none left to come times out.
+        With either PRR an ECN echo's reduction goes by PRR too, over its
+        round trip (as ns-3's CWR state and Linux's ``tcp_cwnd_reduction``);
+        the others cut the window at once.
         ``"rfc6675"``: nothing
         new leaves until the flight falls below ssthresh; the window then
         leaves as a train in the round trip's second half; fast retransmit
