@@ -330,6 +330,16 @@ def _grid4():
 
 
 GRID4 = _grid4()
+# ECN rows run after an ECN reduction came to go by PRR (Sender._enter_cwr), to check it out of sample: marking
+# RED below and at full load, plain and gentle, at link speeds, round trips and flow counts no other ECN row has.
+GRID5 = [
+    Config("red_150ms_50M_576_ecn_N60", 60, 50e6, 0.15, 0.4, 576, "red", 2000, 30, 500, 0.1, ecn=1,
+           duration=100.0, warmup=30.0),
+    Config("red_200ms_576_ecn_N30", 30, 10e6, 0.2, 0.4, 576, "red", 1000, 10, 250, 0.05, ecn=1, duration=150.0,
+           warmup=40.0),
+    Config("red_50ms_20M_1500_ecn_gentle_N120", 120, 20e6, 0.05, 0.4, 1500, "red", 600, 15, 150, 0.1, gentle=1,
+           ecn=1, duration=150.0, warmup=40.0),
+]
 # Issue 12's queue-motion rows (its packet-level runs are not shared), set up as tests/ns3_references.py's
 # red_motion: RED 5/217/0.02, 20 flows, ~100 ms (+-5 %), 576 bytes, 140 s with statistics over [40, 140] s.
 MOTION = [Config(f"motion_{round(bw / 1e6)}M", 20, bw, 0.1, 0.1, 576, "red", 1000, 5, 217, 0.02,
@@ -337,8 +347,8 @@ MOTION = [Config(f"motion_{round(bw / 1e6)}M", 20, bw, 0.1, 0.1, 576, "red", 100
     # The rest of the issue's range (10-100 Mbit/s, 100-200 ms, 20-60 flows), the same RED.
     Config(f"motion_{round(bw / 1e6)}M_N{n}_{round(rtt * 1e3)}ms", n, bw, rtt, 0.1, 576, "red", 1000, 5, 217, 0.02,
            duration=140.0, warmup=40.0) for n, bw, rtt in ((40, 20e6, 0.2), (60, 50e6, 0.1), (20, 50e6, 0.15))]
-SETS = {"grid": GRID, "grid2": GRID2, "grid3": GRID3, "grid4": GRID4, "few-fast": FEW_FAST, "dynamics": DYNAMICS,
-        "check": CHECK, "motion": MOTION}
+SETS = {"grid": GRID, "grid2": GRID2, "grid3": GRID3, "grid4": GRID4, "grid5": GRID5, "few-fast": FEW_FAST,
+        "dynamics": DYNAMICS, "check": CHECK, "motion": MOTION}
 
 
 def write(rows, path, append=False):
@@ -374,8 +384,9 @@ def main(argv=None):
     g.add_argument("--seed", type=int, default=1)
     g.add_argument("--append", action="store_true")
     g.add_argument("--set", choices=list(SETS), default="grid",
-                   help="grid: the 20 rows; grid2: 10 more; grid3: 10 more; grid4: 8 more; few-fast: 1-3 fast flows; "
-                        "dynamics: the references' V1-V4; check: as check; motion: issue 12's queue-motion rows")
+                   help="grid: the 20 rows; grid2: 10 more; grid3: 10 more; grid4: 8 more; grid5: 3 ECN; few-fast: 1-3 "
+                        "fast flows; dynamics: the references' V1-V4; check: as check; motion: issue 12's queue-motion "
+                        "rows")
     g.add_argument("--recovery", choices=["prr", "classic"], help="ns-3's fast recovery (default: the set's, PRR)")
     o = sub.add_parser("one")
     for f in dataclasses.fields(Config):
