@@ -194,7 +194,6 @@ class Sender:
 
     def _prr_window(self, j, a):
         """PRR's window of flows ``j`` in fast recovery after ``a`` ACKs each (``reduce_proportionally``)."""
-        f = self.f
         sends = self._prr_sends(j, a)  # (one ACK each: the rule as RFC 6937 writes it)
         several = (a > 1.0).nonzero()[0]
         if several.size:
@@ -212,8 +211,18 @@ class Sender:
                 data = np.minimum(np.maximum(aa - i, 0.0), 1.0)  # (0 for flows whose ACKs are all taken)
                 sent = sent + self._prr_sends(js, data, sent, np.maximum(aa - 1.0 - i, 0.0)) * (data > 0.0)
             sends[several] = sent
+        self._pipe_window(j, sends)
+
+    def _pipe_window(self, j, sends):
+        """PRR's window of flows ``j``: the pipe plus ``sends`` (sndcnt), at least 1, at most the flow's cap."""
+        f = self.f
         # (np.minimum and np.maximum: np.clip's wrapper costs several times more on these small arrays)
         f.cwnd[j] = np.minimum(np.maximum(f.inflight[j] + sends, 1.0), f.max_window[j])
+
+    def _window_to_ssthresh(self, j):
+        """A PRR reduction ends (fast recovery, or an ECN echo's round trip): the window is ssthresh (ns-3)."""
+        f = self.f
+        f.cwnd[j] = np.minimum(f.ssthresh[j], f.max_window[j])
 
     def _prr_sends(self, j, data, sent=None, later=None):
         """PRR's sndcnt (at least 0) on one ACK of flows ``j`` that delivers ``data`` packets (DeliveredData).
@@ -257,7 +266,7 @@ class Sender:
         f.t_ece[j] = np.minimum(f.t_ece[j], echo)
 
     def on_echoes(self, nearest, now):
-        """Echoes due by ``nearest`` halve the window once per round trip, without retransmission (RFC 3168 6.1.2)."""
+        """Echoes due by ``nearest`` reduce the window once per round trip, without retransmission (RFC 3168 6.1.2)."""
         f = self.f
         echoed = self.own(f.t_ece < nearest)
         if echoed.size:
@@ -277,9 +286,8 @@ class Sender:
             f.cwr[thawed] = False
             j = thawed[f.state[thawed] <= PENDING]  # (recovery and time-outs restore growth themselves)
             f.grow[j] = self.ack_gain[j]
-            if self.prr is not None:  # (as fast recovery's end: the window becomes ssthresh, ns-3's CWR exit)
-                j = j[self.prr[j]]
-                f.cwnd[j] = np.minimum(f.ssthresh[j], f.max_window[j])
+            if self.prr is not None:  # (as fast recovery's end: ns-3's CWR exit)
+                self._window_to_ssthresh(j[self.prr[j]])
 
     def _enter_cwr(self, j):
         """Flows ``j`` reduce on an ECN echo (ssthresh set): at once, or with PRR over the round trip.
@@ -307,7 +315,7 @@ class Sender:
         f.prr_acked0[j] = f.acked[j] - (covered + 1.0) * ns3
         f.prr_sent0[j] = f.sent[j]
         sends = self._prr_sends(j, 0.0)
-        f.cwnd[j] = np.minimum(np.maximum(f.inflight[j] + np.maximum(sends, ns3), 1.0), f.max_window[j])
+        self._pipe_window(j, np.maximum(sends, ns3))
 
     # ------------------------------------------------------------ sending
     def open(self, j):
@@ -966,8 +974,7 @@ class NewReno(Sender):
         if self.counts_dupacks is not None:
             j = self._partial_ack(j, now)
         if self.prr is not None:
-            f = self.f
-            f.cwnd[j] = np.minimum(f.ssthresh[j], f.max_window[j])
+            self._window_to_ssthresh(j)
         super().recovery_ends(j, now)
 
     def _partial_ack(self, j, now):
