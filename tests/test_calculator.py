@@ -416,9 +416,6 @@ def test_missing_scenario_file(tmp_path):
         scenario_file.load_scenario(tmp_path / "nowhere.toml")
 
 
-# Ten flows at 100 ms through RED 5/216 idle the link 4 % of the time with a queue of 14 packets against the
-# 98 a step serves: simulate warns that the step cannot hold it (engine._warn_unresolved_queue), beside the point.
-@pytest.mark.filterwarnings("ignore:time_step. the queue averaged:tcpmodels.TCPModelsWarning")
 def test_simulate_sets_the_prediction_beside_the_run(tiny):
     s = calculator.simulate(tiny)
     assert s.model == "P3" and s.result.loss_rate >= 0 and s.result.trace is None

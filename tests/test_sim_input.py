@@ -5,6 +5,7 @@ import math
 import pytest
 
 from tcpmodels import TCPModelsWarning, sim
+from tcpmodels.sim import scenario as scenario_module
 
 BASE = dict(n_flows=10, bandwidth=10e6, rtt=0.1)
 
@@ -124,18 +125,45 @@ def _below_full_load(**kw):
                         sender=sim.NewReno(sack=True), access_rate=10e6, duration=60.0, warmup=20.0, **kw)
 
 
-def test_a_red_queue_finer_than_the_step_warns_after_the_run():
+def _same(a, b):
+    return (a.time_step, a.loss_rate, a.queue, a.utilization, a.packets) == \
+        (b.time_step, b.loss_rate, b.queue, b.utilization, b.packets)
+
+
+@pytest.mark.filterwarnings("error::tcpmodels.TCPModelsWarning")
+def test_a_red_queue_finer_than_the_default_step_runs_again_at_an_eighth_of_it():
     # The step takes its arrivals as evenly spread: V3's queue reads 21 % low at the default step, 6 % at an
-    # eighth of it (engine._warn_unresolved_queue); the warning names the step that resolves it.
+    # eighth of it (engine._finer_steps), so the first pass's queue sends the scenario round again at the eighth.
     s = _below_full_load()
-    with pytest.warns(TCPModelsWarning, match=rf"time_step: the queue averaged .* step of {s.step / 8:.3g} s"):
-        sim.simulate(s)
-    sim.simulate(_below_full_load(time_step=s.step / 8))  # resolved: no warning
-    # Nor where some flows carry finite transfers: their demand idles the link, where nothing was measured.
+    r = sim.simulate(s)
+    eighth = sim.simulate(_below_full_load(time_step=s.step / 8))
+    assert r.time_step == s.step / 8 and _same(r, eighth)
+    # Its result is its own and its seed's, whatever shares its batch (here one the default step holds).
+    busy = sim.Scenario(**{**BASE, "n_flows": 100}, queue=sim.RED(min_th=5, max_th=217, max_p=0.02), duration=30.0)
+    both = sim.simulate([busy, s])
+    assert both[0].time_step == busy.step and both[0].utilization > 0.99 and _same(both[1], r)
+    # Not where some flows carry finite transfers: their demand idles the link, where nothing was measured.
     # (Nine of the ten flows long-lived: the run meets the other conditions, so the workload is what spares it.)
     mixed = _below_full_load(workload=[(9, sim.LongLived()), (1, sim.FiniteTransfers(size=50))])
-    r = sim.simulate(mixed)
-    assert r.loss_rate > 0 and r.utilization < 0.99 and r.queue < 0.15 * mixed.capacity * mixed.step
-    # 100 flows keep the link busy with a queue of 130 packets: no warning.
-    busy = sim.Scenario(**{**BASE, "n_flows": 100}, queue=sim.RED(min_th=5, max_th=217, max_p=0.02), duration=30.0)
-    assert sim.simulate(busy).utilization > 0.99
+    m = sim.simulate(mixed)
+    assert m.time_step == mixed.step
+    assert m.loss_rate > 0 and m.utilization < 0.99 and m.queue < 0.15 * mixed.capacity * mixed.step
+
+
+def test_a_red_queue_finer_than_a_chosen_step_warns_after_the_run():
+    # A step the user chose is kept: the warning says what it misses and names the step that resolves it.
+    s = _below_full_load(time_step=_below_full_load().step)
+    with pytest.warns(TCPModelsWarning, match=rf"time_step: the queue averaged .* step of {s.step / 8:.3g} s"):
+        r = sim.simulate(s)
+    assert r.time_step == s.step
+
+
+def test_a_finer_step_too_long_to_simulate_keeps_the_first_pass_and_warns(monkeypatch):
+    # Where the eighth of the step would cost more than a scenario may (Scenario's cost check), the first pass
+    # stands, with the warning.  The bound here lies between the two passes' estimated cost.
+    s = _below_full_load()
+    cost = scenario_module.compute_seconds(s.steps, s.n_flows)
+    monkeypatch.setattr(scenario_module, "MAX_SECONDS", 2 * cost)
+    with pytest.warns(TCPModelsWarning, match="time_step: the queue averaged"):
+        r = sim.simulate(s)
+    assert r.time_step == s.step

@@ -95,7 +95,8 @@ tables ship as ``tcpmodels.data.table('ns3_*')``; generalised to other links):
   classic recovery, seed 1, beside ns3_check.csv's PRR; the references' RED
   dynamics rows V1-V4 with classic and PRR recovery, seeds 1 and 2);
   ns3_motion.csv (issue 12's queue-motion rows, ``--set motion --recovery classic``, the references'
-  recovery: 20 flows, RED 5/217/0.02, ~100 ms at 10 Mbit/s, seeds 1-2, and at 100 Mbit/s, seeds 1-4);
+  recovery: 20 flows, RED 5/217/0.02, ~100 ms at 10 Mbit/s, seeds 1-2, and at 100 Mbit/s, seeds 1-4; the
+  rest of the issue's range, 20-60 flows at 20-100 Mbit/s, 100-200 ms, 576 and 1500 bytes, seeds 1-2);
   ns3_fewphase.csv (2 flows, seeds 1-40, and 10 flows, seeds 1-12, all at
   one RTT: Jain index, least and largest goodput share, time-outs, drops;
   the binary run directly, as ``validation/.build/ns3_dumbbell --n=2
@@ -346,7 +347,13 @@ MOTION = [Config(f"motion_{round(bw / 1e6)}M", 20, bw, 0.1, 0.1, 576, "red", 100
                  duration=140.0, warmup=40.0) for bw in (10e6, 100e6)] + [
     # The rest of the issue's range (10-100 Mbit/s, 100-200 ms, 20-60 flows), the same RED.
     Config(f"motion_{round(bw / 1e6)}M_N{n}_{round(rtt * 1e3)}ms", n, bw, rtt, 0.1, 576, "red", 1000, 5, 217, 0.02,
-           duration=140.0, warmup=40.0) for n, bw, rtt in ((40, 20e6, 0.2), (60, 50e6, 0.1), (20, 50e6, 0.15))]
+           duration=140.0, warmup=40.0) for n, bw, rtt in ((40, 20e6, 0.2), (60, 50e6, 0.1), (20, 50e6, 0.15))] + [
+    # Rows whose windows fill a 100 Mbit/s link (the 20-flow row's 64 KB windows cannot), as the issue's busy 1.000
+    # there needs: more flows, or 1500-byte packets; then three more, run after the step rule they led to.
+    Config(f"motion_{round(bw / 1e6)}M_N{n}_{round(rtt * 1e3)}ms" + ("_1500" if size == 1500 else ""), n, bw, rtt,
+           0.1, size, "red", 1000, 5, 217, 0.02, duration=140.0, warmup=40.0)
+    for n, bw, rtt, size in ((40, 100e6, 0.1, 1500), (60, 100e6, 0.15, 1500), (60, 100e6, 0.1, 576),
+                             (40, 50e6, 0.2, 576), (60, 100e6, 0.2, 1500), (20, 20e6, 0.1, 1500))]
 SETS = {"grid": GRID, "grid2": GRID2, "grid3": GRID3, "grid4": GRID4, "grid5": GRID5, "few-fast": FEW_FAST,
         "dynamics": DYNAMICS, "check": CHECK, "motion": MOTION}
 

@@ -136,7 +136,9 @@ class SimResult(Result):
     rtt : ndarray
         Per-flow propagation RTT the run drew [s].
     time_step : float
-        Engine step [s].
+        The step the run took [s]: ``Scenario.step``, or an eighth of it where
+        a RED or FPQ queue of a few packets made the engine run it again (see
+        ``Scenario.step``).
     packets : float
         Packets that arrived at the bottleneck in the measured interval [-].
     flow_drops : ndarray

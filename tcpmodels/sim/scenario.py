@@ -1041,10 +1041,9 @@ class Scenario(Result):
         Fixed step [s]; ``None`` chooses half the smallest propagation RTT, or
         less where the queue drains faster or a drop-tail queue's flows have
         small windows (see ``step``).  Must not exceed the smallest RTT.
-        Where a few flows keep a RED queue of a few packets below full load,
-        the default step reads that queue and RED's early drops off it low
-        (by up to half against ns-3); ``step / 8`` resolves them at eight
-        times the cost, and ``simulate`` warns where a run needed it.
+        With ``None``, a RED or FPQ queue of a few packets against the step's
+        service runs again at an eighth of the step (see ``step``); a chosen
+        step is kept, and ``simulate`` warns after a run that needed a finer one.
     trace : bool
         Record time series (queue, drop rate, windows of ``trace_flows`` flows).
     trace_interval : float
@@ -1357,6 +1356,18 @@ class Scenario(Result):
         fall two or more steps apart.  Never below a sixteenth of the RTT: that bounds the cost at
         8 times the RTT rule whatever the link speed, and within a step the
         engine keeps the ACK clock's spacing (see ``AckRing.insert``).
+
+        The rule cannot know the queue a RED or FPQ queue will settle at.
+        Where a run at this step averages a queue under a fifth of a step's
+        service (a few packets: RED's thresholds low against the link's
+        speed, or a link below full load), ``simulate`` runs the scenario
+        again from the start at an eighth of the step and returns that run
+        (``SimResult.time_step`` says which; ``engine._finer_steps``): the
+        step's fluid service takes its arrivals as evenly spread, and such a
+        queue, made by the collisions of the flows' bursts, reads up to half
+        low and swings too hard at the coarser step.  Such a scenario costs
+        about 9 times as much.  A chosen ``time_step`` is kept, with a
+        warning after the run where it could not hold the queue.
         """
         if self.time_step is not None:
             return self.time_step

@@ -44,8 +44,8 @@ __all__ = ["sweep", "SweepTable", "CHUNK_FLOWS", "WORKER_LOSSES"]
 # and report progress more often.
 CHUNK_FLOWS = 32_000
 
-# SimResult's summary numbers (not the per-flow arrays or the trace) are a row's results; its
-# time_step is the scenario's column of that name when set, and Scenario.step otherwise.
+# SimResult's summary numbers (not the per-flow arrays or the trace) are a row's results, but its time_step:
+# the column of that name is the scenario's own field (None for the default step, see Scenario.step).
 _RESULTS = tuple(f.name for f in dataclasses.fields(SimResult) if f.type in (float, int) and f.name != "time_step")
 
 
