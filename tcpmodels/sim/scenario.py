@@ -1358,7 +1358,8 @@ class Scenario(Result):
         engine keeps the ACK clock's spacing (see ``AckRing.insert``).
 
         The rule cannot know the queue a RED or FPQ queue will settle at.
-        Where a run at this step averages a queue under a fifth of a step's
+        Where a run at this step (RED itself, plain, gentle or marking, or
+        FPQ; not CHOKe or RED-I) averages a queue under a fifth of a step's
         service (a few packets: RED's thresholds low against the link's
         speed, or a link below full load), ``simulate`` runs the scenario
         again from the start at an eighth of the step and returns that run
