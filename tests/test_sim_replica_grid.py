@@ -187,6 +187,21 @@ def test_sack_blocks_keep_five_hundred_drop_tail_flows_near_ns3s_fairness(simula
     assert simulated["dt_20ms_N500_1000p"]["jain"] > 0.4
 
 
+def test_five_red_flows_below_full_load_meet_the_goals_and_hold_their_loss():
+    # 5 flows, RED 5/100/0.02, 200 ms (ns-3 seeds 1-8: loss 1.11e-4, queue 4.80, busy 0.889): at the default step
+    # the queue read 2.42 (-50 %), and the engine runs the row at an eighth of it (engine._finer_steps).  Over
+    # simulator seeds 1-4 there queue 4.22 (-12 %), loss 1.24e-4 (+11 %), busy 0.880 (seeds 1-2, as the grid
+    # runs it: -15 %, +29 %, 0.872).  Its loss is below the goals' 0.1 % (so ``misses`` leaves it); held to their
+    # 20 % all the same, over the four seeds.
+    rows = GRID["red_200ms_576_N5"]
+    scenarios = [sim_grid.scenario(rows[0], "prr-ns3.44", seed) for seed in (1, 2, 3, 4)]
+    runs = sim.simulate(scenarios)
+    ref, got = sim_grid.reference(rows), sim_grid.simulated(runs)
+    assert all(r.time_step == s.step / 8 for s, r in zip(scenarios, runs, strict=True))
+    assert sim_grid.misses(ref, got) == {}
+    assert got["drop_rate"] == pytest.approx(ref["drop_rate"], rel=0.2)
+
+
 @pytest.mark.parametrize("name", list(FEW_FAST))
 def test_simulator_meets_issue_12_goals_with_few_fast_flows(name):
     # Their loss is 4e-6 to 2e-5 (a few drops per sawtooth), below the goals' 0.1 %: queue and

@@ -83,17 +83,18 @@ __all__ = ["simulate"]
 
 _NO_FLOWS = np.empty(0, dtype=np.int64)  # (a step without new losses asks the ACK ring for no return step)
 # Where a RED queue averages under this share of a step's service, the step cannot hold it (``_unresolved``).
-# Measured against ns-3 (README, "What these misses share"; seeds 1-2 or more): the rows whose queue the default
-# step reads 10-50 % low average 0.04-0.184 of it, at an eighth of the step within 2-14 % (5 RED flows at 200 ms,
-# V2, V3, the motion rows at 20-100 Mbit/s, ECN rows at 30-80 flows, RED 20/400 at 60 flows, gentle RED at 20
-# flows), and V1 and V4 (0.151, 0.184, 0.995 busy) swing at it as ns-3 does (queue CV 0.62 and 0.60 against
-# 0.62 and 0.61, empty 4 % of the time against 4 %, where the default step reads 0.68, 0.64 and 13 %, 9 %);
-# those within 5 % at the default step average 0.239 and more, and an eighth of the step moves them by
-# under 3 points.  The link's use does not enter: V1 and V4 keep it busy.
+# Measured against ns-3 (README, "The step follows the queue it runs at"; seeds 1-2 or more): the rows whose
+# queue the default step reads 10-52 % low average 0.017-0.167 of it, at an eighth of the step 2-15 % low (5 RED
+# flows at 200 ms, V2, V3, the motion rows at 20-100 Mbit/s, ECN rows at 30-80 flows, RED 20/400 at 60 flows,
+# gentle RED at 20 flows), and V1 and V4 (0.151, 0.184, 0.995 busy) swing at it as ns-3 does (queue CV 0.62 and
+# 0.60 against 0.62 and 0.61, empty 4 % of the time against 4 %, where the default step reads 0.68, 0.64 and
+# 13 %, 9 %); the rows at 0.239 and more read -9 ... +10 % at the default step, and an eighth of the step moved
+# the four measured by at most 6 points, all within 5 % (-1.6 to -3.1, -4.9 to +0.7, -5.5 to -4.1, -0.9 to
+# -0.2 %).  The link's use does not enter: V1 and V4 keep it busy.
 QUEUE_PER_SERVICE = 0.2
 # The share of its step at which such a scenario runs again (``_finer_steps``): an eighth meets ns-3 on every such
-# row measured (README, "What these misses share"); the two passes cost 9 times one at the default step, whatever
-# the link's speed.
+# row measured (README, "The step follows the queue it runs at"); the two passes cost 9 times one at the default
+# step, whatever the link's speed.
 FINER = 8
 
 
