@@ -33,7 +33,7 @@ __all__ = ["WARMUP_SHARE", "EXAMPLE_PREFIX", "load_scenario", "read_table", "sce
 # Scenario-file fields written with tc units, by what they measure.
 _RATE_FIELDS = {"bandwidth", "access_rate"}
 _TIME_FIELDS = {"rtt", "duration", "warmup", "time_step", "trace_interval", "start_spread", "min_rto",
-                "granularity", "max_rto", "t_clear"}
+                "granularity", "max_rto", "t_clear", "match_interval", "target", "interval"}
 _SIZE_FIELDS = {"packet_size"}
 _PACKET_FIELDS = {"buffer", "min_th", "max_th", "max_window"}
 #: Share of `duration` used as warm-up when a file gives a duration no longer than the default warm-up

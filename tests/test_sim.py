@@ -27,6 +27,7 @@ QUEUES = [
     sim.REDI(min_th=3, max_th=30, max_p=0.1),
     sim.CHOKe(min_th=3, max_th=30, max_p=0.1),
     sim.FPQ(ppf=3, bits=200, t_clear=1.0),
+    sim.CoDel(buffer=30),
 ]
 SENDERS = [sim.Tahoe(), sim.Reno(), sim.NewReno(), sim.NewReno(sack=True), sim.Tahoe(delayed_ack=False),
            sim.NewReno(limited_transmit=True)]
@@ -511,6 +512,7 @@ def test_a_scenario_is_the_same_alone_and_in_any_mixed_batch(precision, monkeypa
 
 
 @pytest.mark.filterwarnings("ignore:time_step.*packet spacing:tcpmodels.TCPModelsWarning")
+@pytest.mark.filterwarnings("ignore:time_step.*CoDel's target:tcpmodels.TCPModelsWarning")
 @pytest.mark.parametrize("queue", QUEUES, ids=lambda q: type(q).__name__ + ("-gentle" * getattr(q, "gentle", False)))
 def test_scenarios_of_different_flow_counts_share_a_batch_and_keep_their_lone_results(queue):
     # The engine pads the smaller scenarios with flows that never start (flows.py): one batch

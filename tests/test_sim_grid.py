@@ -14,7 +14,7 @@ from tcpmodels import sim
 
 QUEUES = [sim.DropTail(buffer=25), sim.RandomDrop(buffer=25), sim.RED(min_th=3, max_th=25, max_p=0.1),
           sim.RED(min_th=3, max_th=25, max_p=0.1, gentle=True), sim.REDI(min_th=3, max_th=25, max_p=0.1),
-          sim.CHOKe(min_th=3, max_th=25, max_p=0.1), sim.FPQ(ppf=3, bits=200, t_clear=1.0)]
+          sim.CHOKe(min_th=3, max_th=25, max_p=0.1), sim.FPQ(ppf=3, bits=200, t_clear=1.0), sim.CoDel(buffer=25)]
 SENDERS = [sim.Tahoe(), sim.Tahoe(go_back_n=True), sim.Reno(), sim.NewReno(), sim.NewReno(sack=True)]
 BASE = dict(n_flows=20, bandwidth=2e6, rtt=0.04, duration=4.0, warmup=1.0, start_spread=1.0)
 

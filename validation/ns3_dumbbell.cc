@@ -7,7 +7,7 @@
 // default), delayed ACKs (2 segments, 200 ms), RTO = max(1 s, SRTT + max(0.5 s, 4 RTTVAR)),
 // initial window 1, 64 KB window (no window scaling; --rwnd above it turns scaling on), no timestamps,
 // no limited transmit.
-// The bottleneck queue disc is a FIFO (drop-tail, --limit packets) or RED; the bottleneck device's
+// The bottleneck queue disc is a FIFO (drop-tail, --limit packets), RED or CoDel; the bottleneck device's
 // own transmit queue holds 1 packet, so the queue disc holds the backlog.
 // Prints one JSON object with the statistics over [warmup, duration].
 
@@ -29,6 +29,7 @@
 
 // RED's average queue is private in ns-3; it is read (never written) for the diagnosis column red_avg.
 #define private public
+#include "ns3/codel-queue-disc.h"
 #include "ns3/red-queue-disc.h"
 #undef private
 
@@ -446,6 +447,7 @@ main(int argc, char* argv[])
     std::string queue = "red";
     uint32_t limit = 0;  // 0: 4 max_th for RED
     double minTh = 5, maxTh = 500, maxP = 0.02, qw = 0.002;
+    double target = 0.005, interval = 0.1;  // CoDel (RFC 8289 defaults)
     bool gentle = false, ecn = false, wait = false;
     double duration = 200, warmup = 20, startSpread = 10;
     uint32_t seed = 1;
@@ -463,14 +465,16 @@ main(int argc, char* argv[])
     cmd.AddValue("rtt", "mean propagation RTT [s]", rtt);
     cmd.AddValue("spread", "relative width of the RTT spread", spread);
     cmd.AddValue("pkt", "IP packet size [bytes] (segment = pkt - 40)", pkt);
-    cmd.AddValue("queue", "droptail or red", queue);
+    cmd.AddValue("queue", "droptail, red or codel", queue);
     cmd.AddValue("limit", "queue disc limit [packets] (RED: 0 = 4 max_th)", limit);
     cmd.AddValue("minTh", "RED min_th", minTh);
     cmd.AddValue("maxTh", "RED max_th", maxTh);
     cmd.AddValue("maxP", "RED max_p", maxP);
     cmd.AddValue("qw", "RED EWMA weight", qw);
+    cmd.AddValue("target", "CoDel target [s]", target);
+    cmd.AddValue("interval", "CoDel interval [s]", interval);
     cmd.AddValue("gentle", "RED gentle", gentle);
-    cmd.AddValue("ecn", "RED marks and TCP negotiates ECN", ecn);
+    cmd.AddValue("ecn", "RED or CoDel marks and TCP negotiates ECN", ecn);
     cmd.AddValue("wait", "RED Wait (ns-3 default spacing)", wait);
     cmd.AddValue("duration", "simulated time [s]", duration);
     cmd.AddValue("warmup", "statistics from [s]", warmup);
@@ -552,6 +556,15 @@ main(int argc, char* argv[])
     if (queue == "droptail")
     {
         tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", StringValue(std::to_string(limit) + "p"));
+    }
+    else if (queue == "codel")
+    {
+        // ns-3's CoDel is Linux's (its control law's 1/sqrt(count) by Newton steps); MinBytes stays 1500.
+        tch.SetRootQueueDisc("ns3::CoDelQueueDisc",
+                             "MaxSize", StringValue(std::to_string(limit) + "p"),
+                             "Target", TimeValue(Seconds(target)),
+                             "Interval", TimeValue(Seconds(interval)),
+                             "UseEcn", BooleanValue(ecn));
     }
     else
     {

@@ -47,7 +47,8 @@ tables ship as ``tcpmodels.data.table('ns3_*')``; generalised to other links):
 * Bottleneck queue: ns-3 ``FifoQueueDisc`` (drop-tail, ``limit`` packets) or
   ``RedQueueDisc`` (MinTh, MaxTh, LInterm = 1 / max_p, QW, Gentle, Wait,
   UseEcn, UseHardDrop on, MeanPktSize = packet size, LinkBandwidth = C,
-  MaxSize = ``limit``, default 4 max_th).  The bottleneck device's own
+  MaxSize = ``limit``, default 4 max_th) or ``CoDelQueueDisc`` (Target,
+  Interval, UseEcn, MaxSize = ``limit``; MinBytes stays 1500).  The bottleneck device's own
   transmit queue holds 1 packet, so the queue disc holds the backlog; every
   other device has a 100 000-packet FIFO queue disc (no losses off the
   bottleneck).
@@ -97,6 +98,8 @@ tables ship as ``tcpmodels.data.table('ns3_*')``; generalised to other links):
   ns3_motion.csv (issue 12's queue-motion rows, ``--set motion --recovery classic``, the references'
   recovery: 20 flows, RED 5/217/0.02, ~100 ms at 10 Mbit/s, seeds 1-2, and at 100 Mbit/s, seeds 1-4; the
   rest of the issue's range, 20-60 flows at 20-100 Mbit/s, 100-200 ms, 576 and 1500 bytes, seeds 1-2);
+  ns3_codel.csv (CoDel, 5 ms / 100 ms, 1000 packets: ``--set codel --recovery classic``, seeds 1-2; 5-200
+  flows, 10-50 Mbit/s, 20-200 ms, 576 and 1500 bytes, two ECN rows);
   ns3_fewphase.csv (2 flows, seeds 1-40, and 10 flows, seeds 1-12, all at
   one RTT: Jain index, least and largest goodput share, time-outs, drops;
   the binary run directly, as ``validation/.build/ns3_dumbbell --n=2
@@ -133,7 +136,7 @@ class Config:
     rtt_s: float = 0.01
     rtt_spread: float = 0.4
     packet_size: int = 576
-    queue: str = "red"  # "droptail" or "red"
+    queue: str = "red"  # "droptail", "red" or "codel"
     limit: int = 0  # packets; RED 0 = 4 max_th
     min_th: float = 5.0
     max_th: float = 500.0
@@ -142,6 +145,8 @@ class Config:
     wait: int = 0
     gentle: int = 0
     ecn: int = 0
+    target: float = 0.005  # CoDel [s]
+    interval: float = 0.1  # CoDel [s]
     duration: float = 130.0
     warmup: float = 30.0
     seed: int = 1
@@ -156,6 +161,8 @@ class Config:
         if self.queue == "red":
             a += [f"--minTh={self.min_th}", f"--maxTh={self.max_th}", f"--maxP={self.max_p}", f"--qw={self.weight}",
                   f"--wait={self.wait}", f"--gentle={self.gentle}", f"--ecn={self.ecn}"]
+        if self.queue == "codel":
+            a += [f"--target={self.target}", f"--interval={self.interval}", f"--ecn={self.ecn}"]
         return a
 
     @property
@@ -354,8 +361,16 @@ MOTION = [Config(f"motion_{round(bw / 1e6)}M", 20, bw, 0.1, 0.1, 576, "red", 100
            0.1, size, "red", 1000, 5, 217, 0.02, duration=140.0, warmup=40.0)
     for n, bw, rtt, size in ((40, 100e6, 0.1, 1500), (60, 100e6, 0.15, 1500), (60, 100e6, 0.1, 576),
                              (40, 50e6, 0.2, 576), (60, 100e6, 0.2, 1500), (20, 20e6, 0.1, 1500))]
+# CoDel (RFC 8289; ns-3's CoDelQueueDisc, 5 ms target, 100 ms interval, 1000 packets as Linux's default limit):
+# a queue discipline no earlier set holds, from few flows with large windows to heavy load, with ECN on two rows.
+CODEL = [Config(f"codel_{round(bw / 1e6)}M_{round(rtt * 1e3)}ms_N{n}" + ("_1500" if size == 1500 else "")
+                + ("_ecn" if ecn else ""), n, bw, rtt, 0.4, size, "codel", 1000, ecn=ecn, duration=130.0, warmup=30.0)
+         for n, bw, rtt, size, ecn in ((20, 10e6, 0.05, 576, 0), (100, 10e6, 0.02, 576, 0), (10, 20e6, 0.1, 1500, 0),
+                                       (200, 10e6, 0.1, 576, 0), (5, 10e6, 0.2, 576, 0), (40, 10e6, 0.05, 576, 1),
+                                       (50, 50e6, 0.1, 1500, 0), (150, 20e6, 0.03, 576, 1))]
 SETS = {"grid": GRID, "grid2": GRID2, "grid3": GRID3, "grid4": GRID4, "grid5": GRID5, "few-fast": FEW_FAST,
-        "dynamics": DYNAMICS, "check": CHECK, "motion": MOTION}
+        "dynamics": DYNAMICS, "check": CHECK, "motion": MOTION,
+        "codel": CODEL}
 
 
 def write(rows, path, append=False):
@@ -393,7 +408,7 @@ def main(argv=None):
     g.add_argument("--set", choices=list(SETS), default="grid",
                    help="grid: the 20 rows; grid2: 10 more; grid3: 10 more; grid4: 8 more; grid5: 3 ECN; few-fast: 1-3 "
                         "fast flows; dynamics: the references' V1-V4; check: as check; motion: issue 12's queue-motion "
-                        "rows")
+                        "rows; codel: CoDel")
     g.add_argument("--recovery", choices=["prr", "classic"], help="ns-3's fast recovery (default: the set's, PRR)")
     o = sub.add_parser("one")
     for f in dataclasses.fields(Config):

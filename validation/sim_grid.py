@@ -11,9 +11,10 @@ conventions of ``tests/ns3_references.py``'s ``ns3_scenario``: rtt,
 rtt_spread, packet_size, access_rate = max(10 C / N, 1 Mbit/s), start_spread
 10 s, the ns-3 run's duration and warm-up; queue ``sim.DropTail(buffer=limit + 1)``
 (the queue disc's limit and the one place of the replica's device queue, which
-``ns3_dumbbell.cc`` sets; see ``sim.DropTail``'s ``buffer``) or
+``ns3_dumbbell.cc`` sets; see ``sim.DropTail``'s ``buffer``),
 ``sim.RED(...)`` with the same thresholds, max_p, weight, gentle, ECN and hard
-limit.  Sender: ``sim.NewReno(sack=True, ecn=..., max_window=W)`` with
+limit, or ``sim.CoDel(...)`` with the same target, interval and ECN (its buffer
+the limit and the device queue's place, as drop-tail's).  Sender: ``sim.NewReno(sack=True, ecn=..., max_window=W)`` with
 W = 65535 // (packet_size - 40), ns-3's window without window scaling (122
 segments at 576 bytes, 44 at 1500), once with the default recovery (RFC 6937
 PRR) and once with ``recovery="prr-ns3.44"``; seeds 1 and 2 batched in one
@@ -62,6 +63,9 @@ def scenario(row, recovery, seed, window=None, **kw):
     ecn = bool(int(row["ecn"]))
     if row["queue"] == "droptail":
         queue = sim.DropTail(buffer=int(row["limit"]) + DEVICE_QUEUE)
+    elif row["queue"] == "codel":
+        queue = sim.CoDel(target=float(row["target"]), interval=float(row["interval"]), ecn=ecn,
+                          buffer=int(row["limit"]) + DEVICE_QUEUE)
     else:
         queue = sim.RED(min_th=float(row["min_th"]), max_th=float(row["max_th"]), max_p=float(row["max_p"]),
                         weight=float(row["weight"]), gentle=bool(int(row["gentle"])), ecn=ecn, buffer=int(row["limit"]))

@@ -14,6 +14,7 @@ Examples
 True
 """
 
+from . import codel as _codel  # noqa: F401  (registers the engine of CoDel)
 from . import delaycontrol as _delaycontrol  # noqa: F401  (registers the engines of SDC and RDC)
 from . import tcpe as _tcpe  # noqa: F401  (registers the engine of TCPE)
 from .engine import simulate
@@ -27,6 +28,7 @@ from .scenario import (
     TCPE,
     CHOKe,
     CHOKeI,
+    CoDel,
     DropTail,
     FiniteTransfers,
     LongLived,
@@ -49,3 +51,4 @@ __all__ += ["sweep", "SweepTable"]
 __all__ += ["HighSpeed", "Scalable", "ACWAP", "NDCA"]
 # Workloads and the ECN and delay-control senders (issue 13).
 __all__ += ["LongLived", "FiniteTransfers", "Transfers", "TCPE", "SDC", "RDC", "CHOKeI"]
+__all__ += ["CoDel"]

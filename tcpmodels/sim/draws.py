@@ -31,9 +31,10 @@ __all__ = ["Draws", "ACK", "LINK", "MATCH", "COUNTER", "START", "LEAD", "RETX", 
 # Draw sites.  Generator streams: ACK-ring rounding, link loss, CHOKe's matches,
 # FPQ's counters, initial RTTs and starts, CHOKe/RED-I's periodic tests.
 # Counter-based: the first lost packet's place, lost retransmissions, the drop
-# assignment, ECN marks, random drop's victims, CHOKe's queued victims, RED's
-# spaced decisions in the first segment of a step and after forced drops,
-# RED's held cycles, a finite transfer's SYN loss and exponential size.
+# assignment, ECN marks, random drop's victims (and CoDel's head packets: the
+# two never share a batch), CHOKe's queued victims, RED's spaced decisions in
+# the first segment of a step and after forced drops, RED's held cycles, a
+# finite transfer's SYN loss and exponential size.
 # The counter's site field has 4 bits (sites 0-15, all taken); a Generator
 # site is only a spawn key, so TEST lies beyond the field.
 ACK, LINK, MATCH, COUNTER, START = range(5)

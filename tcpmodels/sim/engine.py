@@ -303,6 +303,7 @@ class _Engine:
         self.step = step = Step()
         step.dt, step.serve, step.limit, step.n, step.draws = dt, self.serve, self.limit, n, draws
         step.mark, step.remove, step.lost_queued = self._mark, self._remove, self.sender.on_queued_loss
+        step.head = self._head
         step.sack, step.backlog = self.ring.blocks, self.flows.backlog
 
     def run(self):
@@ -430,6 +431,31 @@ class _Engine:
         self.sender.on_marks(j, self.step.now, counts)
         if self.step.measuring:
             self.meter.marked += marks
+
+    def _head(self, s, nth):
+        """The flow whose packet is at scenario ``s``'s head (one of those that leave first), or None.
+
+        A packet's ACK is due one RTT after it leaves the queue, and the ring
+        holds it in the slot nearest that time (spread over the two about it),
+        so a flow's slot ``floor(k + 1 + j + RTT)`` holds the ACKs of the
+        packets that leave about (k + j, k + j + 1], whatever the fraction of
+        its RTT in steps: the head is among the first such window where any
+        flow has ACKs due, a flow's as many times as it has ACKs there (draw
+        ``nth`` of the scenario's step).  (Taking the slot at the start of the
+        window instead picks the flows whose RTTs end late in a step, again
+        and again.)  A packet whose ACK the ring does not hold (the odd one a
+        receiver will hold, one its sender wrote off) is passed over.
+        """
+        flows = np.arange(s * self.n, (s + 1) * self.n)
+        first = (self.step.k + 1.0 + self.prop_steps[flows]).astype(np.int64)
+        width = int(self.flows.q[s] / self.capacity[s] / self.dt) + 2
+        due = self.ring.rows2[(first + np.arange(width)[:, None]) % self.ring.L, flows]
+        filled = (due > 0.0).any(axis=1).nonzero()[0]
+        if not filled.size:
+            return None
+        ends = np.add.accumulate(due[filled[0]])
+        u = self.draws.uniform(site.EVICT, nth, None if self.S == 1 else np.array([s]))[0]
+        return int(flows[np.searchsorted(ends, u * ends[-1], side="right")])
 
     def _remove(self, i, frac):
         # Take one of flow i's queued packets' ACKs out of the ring: those due

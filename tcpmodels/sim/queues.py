@@ -7,7 +7,8 @@ scenario and which flows lose them.  Which arrivals it drops early or marks
 (RED), which queued packets it removes (random drop, CHOKe), the hard buffer
 limit: all happen here.  After the service, ``served`` tells it what left.
 A new discipline plugs in by adding a spec in :mod:`.scenario` and a class
-here (registered in ``ENGINES``) overriding what differs from ``_FIFO``.
+overriding what differs from ``_FIFO``, here or in a module of its own,
+registered in ``ENGINES`` (CoDel's is :mod:`.codel`).
 """
 
 import bisect
@@ -45,7 +46,8 @@ class Step:
     arrivals (sorted), ``owner`` their scenarios (None for one); ``n`` flows
     per scenario; ``draws`` the scenarios' random streams.
     ``mark(flows, marks, counts)`` delivers ECN marks (per scenario, per flow), ``remove(i, frac)`` takes a
-    queued packet's ACK out of the ring (the slot, or None),
+    queued packet's ACK out of the ring (the slot, or None), ``head(s, nth)`` names the flow whose packet is
+    at scenario s's head (or None; ``nth`` numbers the step's calls for the scenario),
     ``lost_queued(i, slot, arriving, behind)`` tells the flow (slot None: a
     packet its sender had written off).  ``sack`` holds the SACK blocks of
     the ACKs each flow took this step (None where no discipline reads them:
@@ -61,7 +63,17 @@ class Step:
 
 
 class _FIFO:
-    """A FIFO that drops arrivals: its early decisions, then the hard limit (drop-tail drops nothing early)."""
+    """A FIFO that drops arrivals: its early decisions, then the hard limit (drop-tail drops nothing early).
+
+    Parameters
+    ----------
+    scenarios : list of Scenario
+        The batch (one queue kind: ``make_queue``).
+    draws : Draws
+        The scenarios' random streams.
+    ecn : bool
+        The batch's senders speak ECN.
+    """
 
     ecn = marking = False
     ack_options = None  # per flow: whose ACKs' SACK blocks the discipline reads (None: nobody's)
