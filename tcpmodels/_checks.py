@@ -10,6 +10,7 @@ such as the simulator's ``access_rate``).  Integers too large for a float
 (``10**400``) are a ``ValueError``, not an ``OverflowError``.
 """
 
+import numbers
 import warnings
 
 import numpy as np
@@ -23,6 +24,9 @@ __all__ = [
     "in_range",
     "whole",
     "choice",
+    "flag",
+    "one",
+    "seed",
     "scalar_or_array",
     "short",
     "warn_where",
@@ -35,17 +39,26 @@ class TCPModelsWarning(UserWarning):
 
 def array(name, value):
     """Return `value` as a float ndarray, or raise ``ValueError`` naming `name`."""
-    if isinstance(value, (str, bytes)):  # numpy would read "5" as 5.0
-        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}")
+    # numpy would read None as NaN, "5" (and ["5"]) as 5.0, and True as 1: n_flows=True would run one flow.
+    if value is None or isinstance(value, (str, bytes)):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {short(value)}")
     try:
-        out = np.asarray(value, dtype=float)
+        raw = np.asarray(value)
+    except (TypeError, ValueError):  # (ragged lists)
+        raw = None
+    if raw is None or not _numbers(raw):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {short(value)}")
+    try:
+        return np.asarray(raw, dtype=float)
     except OverflowError:
         raise ValueError(f"{name} must be a finite number, got {short(value)}") from None
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number or an array of numbers, got {short(value)}") from None
-    if np.asarray(value).dtype == bool:  # True is no count or rate: n_flows=True would run one flow
-        raise ValueError(f"{name} must be a number or an array of numbers, got {short(value)}")
-    return out
+
+
+def _numbers(raw):
+    """Whether ndarray `raw` holds real numbers: integers or floats, or objects that are (Python ints beyond int64)."""
+    if raw.dtype.kind == "O":
+        return all(isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_)) for x in raw.flat)
+    return raw.dtype.kind in "iuf"
 
 
 def short(value):
@@ -111,10 +124,46 @@ def whole(name, value, minimum=1):
 def choice(name, value, options):
     """Return the option of `options` that `value` names (strings match case-insensitively)."""
     for option in options:
-        if value == option or (isinstance(value, str) and isinstance(option, str)
-                               and value.lower() == option.lower()):
+        if _equal(value, option) or (isinstance(value, str) and isinstance(option, str)
+                                     and value.lower() == option.lower()):
             return option
-    raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {value!r}")
+    raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {short(value)}")
+
+
+def _equal(value, option):
+    try:
+        return bool(value == option)
+    except (TypeError, ValueError):  # an array compares elementwise, and its truth is ambiguous
+        return False
+
+
+def one(name, check, value, *args, **kw):
+    """``check(name, value, *args, **kw)`` for an argument that holds one number, as a float (an array is refused)."""
+    x = check(name, value, *args, **kw)
+    if x.ndim:
+        raise ValueError(f"{name} must be a single number, got {short(value)}")
+    return float(x)
+
+
+def seed(name, value):
+    """A seed as an exact int >= 0: numpy's SeedSequence takes any, and a float would keep only 53 bits of it.
+
+    (Read through a float, 2**60 and 2**60 + 7 were one seed.)  A whole float (7.0) is its int.
+    """
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        if not value >= 0:
+            raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
+        return int(value)
+    return int(one(name, whole, value, minimum=0))
+
+
+def flag(name, value):
+    """True or False (or 1 / 0, numpy's bools); a string such as "false" is refused, not taken as true."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, got {short(value)}")
 
 
 def scalar_or_array(result, *inputs):

@@ -14,7 +14,6 @@ line and status 130; an output that cannot be written is one line and status 1.
 import argparse
 import contextlib
 import json
-import math
 import os
 import re
 import sys
@@ -36,7 +35,7 @@ _OPTION_OF = {
     "limit": "--limit", "model": "--model", "rtt": "--rtt", "bandwidth": "--bandwidth",
     "packet_size": "--packet-size", "ppf": "--ppf", "rto": "--rto", "policy": "--policy",
     "window": "--window", "points": "--points", "kind": "--kind", "dev": "--dev", "max_delay": "--max-delay",
-    "delay": "--delay", "max_th": "--buffer", "stability_margin": "--stability-margin",
+    "delay": "--delay", "stability_margin": "--stability-margin",
     "max_window": "--max-window", "access_rate": "--access-rate",
 }
 
@@ -62,8 +61,8 @@ _SHARED = {
     "flows": ("--flows", "N", "number of simultaneously active long-lived TCP flows"),
     "loss": ("--loss", "FRACTION", "target loss rate, a fraction in (0, 1): 0.02 or 2%%"),
     "buffer": ("--buffer", "BUFFER",
-               "buffer [packets]: 500 or 500p; with a size unit (64kb, 288000b) bytes, "
-               "converted with --packet-size"),
+               "buffer [packets]: whole packets, 500 or 500p; with a size unit (64kb, 288000b) bytes, "
+               "rounded down to whole packets of --packet-size"),
     "packet-size": ("--packet-size", "SIZE",
                     "mean packet size as for tc, whole bytes: 1500b, 576b (the thesis'), 1kb (= 1024 bytes); "
                     "a plain number is bytes"),
@@ -263,7 +262,8 @@ def _simulate_parser(commands):
                                         "\"100ms\", \"64kb\"). Shipped examples: tcpmodels example --list.",
                             epilog="Example: tcpmodels simulate example:standard_red --plot run.png")
     p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file, or example:NAME")
-    p.add_argument("--plot", metavar="PNG", help="also write queue and drop rate over time to this PNG")
+    p.add_argument("--plot", metavar="PNG", help="also write queue and drop rate over time to this PNG (or, with "
+                                                 "its suffix, .pdf, .svg, ...)")
     _output_options(p, csv=False)
 
 
@@ -326,6 +326,7 @@ def _run_red(args):
     if not args.check:
         return setting, lambda s: report.text_red(s, tc["max_delay"])
     scenario = calculator.red_scenario(setting)
+    args.show_warnings()  # (the setting's and the scenario's, before the run)
     with _progress(f"simulating {setting.n_flows} flows for {scenario.duration:g} s"):
         check = calculator.simulate(scenario)
     result = {"setting": setting, "check": check}
@@ -346,7 +347,8 @@ def _run_droptail(args):
     lk = _link(args)
     return calculator.droptail_sizing(
         lk["bandwidth"], lk["rtt"], _value(args, "flows", units.parse_count),
-        loss_rate=_value(args, "loss", units.parse_fraction), buffer=_buffer(args, lk["packet_size"]),
+        loss_rate=_value(args, "loss", units.parse_fraction),
+        buffer=None if args.buffer is None else units.parse_packets(args.buffer, lk["packet_size"]),
         delay=_value(args, "delay", _time), packet_size=lk["packet_size"], policy=args.policy,
         dev=args.dev, model=args.model, **_limits(args, lk)), report.text_droptail
 
@@ -361,12 +363,7 @@ def _max_window(args, packet_size):
     """--max-window in whole packets: a window holds whole packets (segments), as a scenario file's."""
     if args.max_window is None:
         return None
-    window = math.floor(units.parse_buffer(args.max_window, packet_size, "--max-window", what="a window",
-                                           example="122p or 64kb"))
-    if window < 1:
-        raise ValueError(f"--max-window: expected at least one packet ({packet_size:g} bytes), "
-                         f"got {args.max_window!r}")
-    return window
+    return units.parse_packets(args.max_window, packet_size, "--max-window", what="a window", example="122p or 64kb")
 
 
 def _run_hstcp(args):
@@ -377,9 +374,10 @@ def _run_hstcp(args):
 
 
 def _run_simulate(args):
-    if args.plot is not None and not args.plot.strip():
-        raise ValueError("--plot: expected a file name for the PNG, got ''")
+    if args.plot is not None:
+        report.plot_format(args.plot)
     scenario = calculator.load_scenario(args.scenario)
+    args.show_warnings()  # (the scenario's own, such as a slow run's, before the run)
     with _progress(f"simulating {scenario.n_flows} flows for {scenario.duration:g} s"):
         try:
             result = calculator.simulate(scenario, trace=True if args.plot else None)
@@ -496,6 +494,7 @@ def _main(argv):
                               "(see tcpmodels --help)")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
+            args.show_warnings = _shower(caught, command)
             result, render = _COMMANDS[args.command](args)
     except SystemExit as stop:  # --help and --version
         return int(stop.code or 0)
@@ -505,12 +504,28 @@ def _main(argv):
         # A scenario file's messages name its fields, not options.
         message = str(error) if command == "simulate" else _translate(str(error))
         return _fail(f"tcpmodels {command}: {message}", 2)
-    # The models' own warnings (inputs where a law is known to be inaccurate) reach the user;
-    # numpy's floating-point chatter from inside solvers does not.
-    for message in dict.fromkeys(str(w.message) for w in caught
-                                 if issubclass(w.category, TCPModelsWarning)):
-        print(f"tcpmodels {command}: warning: {message}", file=sys.stderr)
+    args.show_warnings()
     return _write(_output(args, result, render))
+
+
+def _shower(caught, command):
+    """A function that prints the warnings `caught` so far, each message once, and forgets them.
+
+    A command calls it before a long run, so that what its scenario warns (a slow run) comes before the
+    wait, and ``_main`` after the command, unless the command failed: a usage error is one line.  The
+    models' own warnings (inputs where a law is known to be inaccurate) reach the user; numpy's
+    floating-point chatter from inside solvers does not.
+    """
+    shown = set()
+
+    def show():
+        for message in (str(w.message) for w in caught if issubclass(w.category, TCPModelsWarning)):
+            if message not in shown:
+                shown.add(message)
+                print(f"tcpmodels {command}: warning: {message}", file=sys.stderr)
+        caught.clear()
+
+    return show
 
 
 def _output(args, result, render):

@@ -230,7 +230,7 @@ def loss_rate(n_flows, buffer, policy="droptail", bdp=0.0):
     >>> round(loss_rate(100, 500, policy="random-drop"), 5)   # 0.76 * 1e4 / 650**2
     0.01799
     """
-    n = _checks.positive("n_flows", n_flows)
+    n = _checks.positive("n_flows", n_flows, finite=True)
     q = _checks.nonnegative("buffer", buffer)
     wire = _checks.nonnegative("bdp", bdp)
     held = _policy(policy)
@@ -520,6 +520,7 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
                     for name, value in (("buffer", buffer), ("rtt", rtt), ("capacity", capacity), ("rto", rto)))
     held = _policy(policy)
     inputs = (n_flows, buffer, rtt, capacity, rto)
+    named = dict(n_flows=n_flows, buffer=buffer, rtt=rtt, capacity=capacity, rto=rto)
     wire = cap * r
     escaper, jain, share = 0.0, 1.0, 0.0  # no flow escapes in P1 and P2
     if model == "P1":
@@ -531,7 +532,7 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
     elif model == "P2":
         q, per_event = b, 1.0
         l, w, o, frac = solve.in_chunks(_solve_point, (n, b + wire, r, t, tcp.TIMEOUT_SPACING["tahoe"], 1.0,
-                                                       held, 0.0))
+                                                       held, 0.0), inputs=named)
     else:
         spacing = tcp.TIMEOUT_SPACING[_checks.choice("sender", sender, tuple(tcp.TIMEOUT_SPACING))]
         # The escaping flow's round trip at the cycle's queue without it (it moves that queue by 0.6-2.4 %
@@ -550,9 +551,11 @@ def equilibrium(n_flows, buffer, *, rtt, capacity, model="P3", policy="droptail"
         poisson = GROWTH / -np.expm1(-GROWTH)
         if model == "P3-poisson":
             per_event = poisson
-            l, w, o, frac = solve.in_chunks(_solve_point, (sharing, storage, r, t, spacing, per_event, held, q / cap))
+            l, w, o, frac = solve.in_chunks(_solve_point, (sharing, storage, r, t, spacing, per_event, held, q / cap),
+                                            inputs=named)
         else:
-            e, w, o, frac = solve.in_chunks(_solve_events, (sharing, storage, r, t, spacing, held, q / cap))
+            e, w, o, frac = solve.in_chunks(_solve_events, (sharing, storage, r, t, spacing, held, q / cap),
+                                            inputs=named)
             # Random drop deletes a queued packet at random: no trains and no pairs, the Poisson spread.
             packed = np.minimum(np.maximum(cap / _limit("access_rate", access_rate), 1.0) / sharing, 1.0)
             per_event = _train_losses(sharing, w, packed) if policy == "droptail" else poisson

@@ -189,8 +189,9 @@ def equilibrium(n_flows, rtt, capacity, *, min_th, max_th, max_p, gentle=False, 
     lo, hi = red._thresholds(min_th, max_th)
     mp = red._max_p(max_p)
     spacing = _checks.choice("drop_spacing", drop_spacing, red.DROP_SPACINGS)
+    acks = 2.0 if _checks.flag("delayed_ack", delayed_ack) else 1.0
     args = np.broadcast_arrays(n, r, cap, lo, hi, mp)
-    point = red._operating_point(*args, gentle, spacing, 2.0 if delayed_ack else 1.0)
+    point = red._operating_point(*args, _checks.flag("gentle", gentle), spacing, acks)
     inputs = (n_flows, rtt, capacity, min_th, max_th, max_p)
     *values, inside, _ = (_checks.scalar_or_array(x, *inputs) for x in point)
     return FluidEquilibrium(*values, on_ramp=bool(inside) if np.ndim(inside) == 0 else inside.astype(bool))
@@ -250,7 +251,10 @@ def dominant_period(samples, interval, *, pool=False):
     >>> round(dominant_period(10 + 3 * np.sin(2 * np.pi * t / 1.6), 0.05), 2)
     1.6
     """
-    x = np.asarray(samples, dtype=float)
+    x = _checks.array("samples", samples)
+    if x.ndim == 0 or x.shape[-1] < 2 or not np.isfinite(x).all():
+        raise ValueError(f"samples must be a series of at least 2 finite numbers, got {_checks.short(samples)}")
+    pool = _checks.flag("pool", pool)
     x = x - x.mean(axis=-1, keepdims=True)
     size = 4 * x.shape[-1]  # zero padding: a finer frequency grid to read the peak from
     power = np.abs(np.fft.rfft(x, n=size, axis=-1)) ** 2
@@ -333,6 +337,8 @@ def simulate(n_flows, rtt, capacity, *, queue="red", min_th=5.0, max_th=None, ma
     """
     kind = _checks.choice("queue", queue, QUEUES)
     spacing = _checks.choice("drop_spacing", drop_spacing, red.DROP_SPACINGS)
+    gentle, classes = _checks.flag("gentle", gentle), _checks.flag("classes", classes)
+    acks = 2.0 if _checks.flag("delayed_ack", delayed_ack) else 1.0
     n = red._positive_finite("n_flows", n_flows)
     r = red._positive_finite("rtt", rtt)
     cap = red._positive_finite("capacity", capacity)
@@ -357,8 +363,7 @@ def simulate(n_flows, rtt, capacity, *, queue="red", min_th=5.0, max_th=None, ma
     dt = _step(r2.min(), ewma, flat["limit"], flat["cap"]) if step is None else float(
         _checks.in_range("step", step, 0.0, 0.5 * r2.min(), low_open=True))  # the history needs delays >= 2 steps
     every = max(1, round(float(_checks.positive("record_every", record_every)) / dt))
-    run = _integrate(n2, r2, flat, ewma, kind, gentle, spacing, 2.0 if delayed_ack else 1.0,
-                     duration, warmup, dt, every)
+    run = _integrate(n2, r2, flat, ewma, kind, gentle, spacing, acks, duration, warmup, dt, every)
     return _result(run, shape, k, classes, dt * every, dt, (n_flows, rtt, capacity))
 
 

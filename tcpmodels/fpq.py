@@ -140,6 +140,8 @@ class BitVectorCounter:
     def __init__(self, bits, t_clear, rng=None, start=0.0):
         self.bits = int(_checks.whole("bits", bits, minimum=2))
         self.t_clear = float(_checks.positive("t_clear", t_clear))
+        if not (rng is None or isinstance(rng, np.random.Generator)):
+            rng = _checks.seed("rng", rng)
         self._rng = np.random.default_rng(rng)
         self._vector = np.zeros(self.bits, dtype=bool)
         self._t_last = float(_checks.array("start", start))

@@ -145,7 +145,7 @@ class LossEvent(Result):
 def _window(value, minimum=0.0):
     if minimum > 0:
         return _checks.in_range("window", value, minimum, np.inf)
-    return _checks.positive("window", value)
+    return _checks.positive("window", value, finite=True)  # (a(inf) was NaN)
 
 
 def _p(w):

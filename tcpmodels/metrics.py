@@ -6,6 +6,7 @@ axis of a 1-D sample returns a float; anything else an ndarray.
 """
 
 import dataclasses
+import numbers
 
 import numpy as np
 
@@ -20,10 +21,10 @@ def _sample(name, x, axis, minimum=0.0):
     values = _checks.nonnegative(name, x) if minimum == 0.0 else _checks.positive(name, x)
     if values.ndim == 0:
         values = values.reshape(1)
-    try:
-        length = values.shape[axis]
-    except IndexError:
-        raise ValueError(f"axis must be a valid axis of {name} (ndim {values.ndim}), got {axis!r}") from None
+    # (The reductions take one whole-number axis: not None, 1.0 or True.)
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral) or not -values.ndim <= axis < values.ndim:
+        raise ValueError(f"axis must be a valid axis of {name} (ndim {values.ndim}), got {axis!r}")
+    length = values.shape[axis]
     if length == 0:
         raise ValueError(f"{name} must hold at least one value along axis {axis}, got an empty array")
     return values

@@ -129,7 +129,7 @@ class REDParams(Result):
 
 def _thresholds(min_th, max_th):
     lo = _checks.nonnegative("min_th", min_th)
-    hi = _checks.positive("max_th", max_th)
+    hi = _checks.positive("max_th", max_th, finite=True)
     ok = hi > lo
     if not ok.all():
         raise ValueError(f"max_th must be > min_th, got max_th={_checks.first_bad(hi, ok)!r} "
@@ -179,7 +179,7 @@ def drop_probability(avg_queue, min_th, max_th, max_p, gentle=False):
     """
     q = _checks.nonnegative("avg_queue", avg_queue)
     lo, hi = _thresholds(min_th, max_th)
-    p = _curve(q, lo, hi, _max_p(max_p), gentle)
+    p = _curve(q, lo, hi, _max_p(max_p), _checks.flag("gentle", gentle))
     return _checks.scalar_or_array(p, avg_queue, min_th, max_th, max_p)
 
 
@@ -415,6 +415,9 @@ def equilibrium(n_flows, max_th, max_p, *, model="P3", rtt=None, capacity=None, 
 
     Raises
     ------
+    ValueError
+        Bad input; or P2/P3's loss so far below its bound that it lies beyond
+        the solver's reach (the message names the arguments).
     tcpmodels.solve.ConvergenceError
         If P2/P3 have no equilibrium with loss below 1.
 
@@ -469,32 +472,36 @@ def equilibrium(n_flows, max_th, max_p, *, model="P3", rtt=None, capacity=None, 
     (0.0, 0.0245, 0.0)
     """
     model = _checks.choice("model", model, MODELS)
+    gentle, ecn = _checks.flag("gentle", gentle), _checks.flag("ecn", ecn)
     if model != "P3" and (gentle or ecn):
         raise ValueError(f"gentle and ecn need model='P3', got model={model!r}")
     n = _checks.in_range("n_flows", n_flows, 1.0, np.inf, high_open=True)
     mp = _max_p(max_p)
-    timeout = _checks.positive("rto", rto)
+    # Finite values only: an infinite round trip, rate or time-out has no equilibrium to report.
+    timeout = _checks.positive("rto", rto, finite=True)
     inputs = (n_flows, max_th, max_p, rto, rtt, capacity)
+    named = dict(n_flows=n_flows, max_th=max_th, max_p=max_p, rtt=rtt, capacity=capacity, rto=rto)
     if model == "P1":
-        hi = _checks.positive("max_th", max_th)
-        r = None if rtt is None else _checks.positive("rtt", rtt)
+        hi = _checks.positive("max_th", max_th, finite=True)
+        r = None if rtt is None else _checks.positive("rtt", rtt, finite=True)
         l, q, w, o, frac, sat = _p1(n, hi, mp, r, timeout)
         marks = np.zeros_like(l)
     else:
         if rtt is None or capacity is None:
             raise ValueError(f"rtt and capacity are required for model {model!r}, got rtt={rtt!r}, "
                              f"capacity={capacity!r}")
-        r = _checks.positive("rtt", rtt)
-        cap = _checks.positive("capacity", capacity)
+        r = _checks.positive("rtt", rtt, finite=True)
+        cap = _checks.positive("capacity", capacity, finite=True)
         if model == "P2":
-            hi = _checks.positive("max_th", max_th)
-            l, q, w, o, frac, sat = solve.in_chunks(_p2_solve, (n, hi, mp, r, cap, timeout))
+            hi = _checks.positive("max_th", max_th, finite=True)
+            l, q, w, o, frac, sat = solve.in_chunks(_p2_solve, (n, hi, mp, r, cap, timeout), inputs=named)
             marks = np.zeros_like(l)
         else:
             lo_th, hi, cap_q, spacing = _p3_inputs(min_th, max_th, limit, sender)
             inputs += (min_th, limit)
-            p3 = functools.partial(_p3_solve, gentle=bool(gentle), ecn=bool(ecn))
-            l, q, w, o, frac, sat, marks = solve.in_chunks(p3, (n, lo_th, hi, mp, r, cap, timeout, spacing, cap_q))
+            p3 = functools.partial(_p3_solve, gentle=gentle, ecn=ecn)
+            l, q, w, o, frac, sat, marks = solve.in_chunks(p3, (n, lo_th, hi, mp, r, cap, timeout, spacing, cap_q),
+                                                           inputs={**named, "min_th": min_th, "limit": limit})
     if model != "P3":
         _checks.warn_where(l > tcp._MAX_RELIABLE_LOSS,
                            f"{model} predicts loss above 10 %, beyond the thesis' stated validity; "
@@ -544,9 +551,9 @@ def size(n_flows, loss_rate, rtt, *, rto=1.0, min_th=5.0):
     >>> round(p.max_th, 1), round(p.max_p, 4), round(p.queue, 1)
     (718.6, 0.015, 479.0)
     """
-    n = _checks.positive("n_flows", n_flows)
+    n = _checks.positive("n_flows", n_flows, finite=True)
     l = _checks.in_range("loss_rate", loss_rate, 0.0, 1.0, low_open=True, high_open=True)
-    r = _checks.positive("rtt", rtt)
+    r = _checks.positive("rtt", rtt, finite=True)
     t = _checks.positive("rto", rto)
     lo = _checks.nonnegative("min_th", min_th)
     _checks.warn_where(l > _MAX_SIZING_LOSS,
@@ -617,6 +624,8 @@ DROP_SPACINGS = ("independent", "count", "wait")
 # below, too few duplicate ACKs return and time-outs, absent from the fluid
 # model, dominate.
 _MIN_FLUID_WINDOW = 4.0
+# The longest averaging time of RED's EWMA, 1 / (-capacity ln(1 - weight)), that red.stability takes [s].
+_MAX_AVERAGING = 1e100
 
 
 def _positive_finite(name, value):
@@ -852,8 +861,17 @@ def stability(n_flows, rtt, capacity, *, min_th, max_th, max_p, weight, gentle=F
     lo, hi = _thresholds(min_th, max_th)
     mp = _max_p(max_p)
     w = _checks.in_range("weight", weight, 0.0, 1.0, low_open=True)
+    k = -cap * np.log1p(-np.minimum(w, 1.0 - 1e-16))  # EWMA corner: Hollot's K = -ln(1 - w) / delta, delta = 1/C
+    # loop.margins brackets its gain crossover with 1 / K**2, which overflows past an averaging time 1 / K of
+    # about 1e154 s; a bound far below that and far above any queue's.
+    slow = ~(k >= 1.0 / _MAX_AVERAGING)
+    if slow.any():
+        raise ValueError(f"weight/capacity: RED's average would take {1.0 / _checks.first_bad(k, ~slow):.3g} s to "
+                         f"follow the queue (1 / (-capacity ln(1 - weight))), beyond the {_MAX_AVERAGING:g} s the "
+                         f"loop model can compute; got weight={_checks.first_bad(w, ~slow)!r}")
     spacing = _checks.choice("drop_spacing", drop_spacing, DROP_SPACINGS)
-    acks = 2.0 if delayed_ack else 1.0
+    gentle = _checks.flag("gentle", gentle)
+    acks = 2.0 if _checks.flag("delayed_ack", delayed_ack) else 1.0
     n, r, cap, lo, hi, mp, w = np.broadcast_arrays(n, r, cap, lo, hi, mp, w)
     q, loss, win, rtt0, inside, at_floor = _operating_point(n, r, cap, lo, hi, mp, gentle, spacing, acks)
     valid = inside & ~at_floor & (win >= _MIN_FLUID_WINDOW)
@@ -866,7 +884,6 @@ def stability(n_flows, rtt, capacity, *, min_th, max_th, max_p, weight, gentle=F
                        "absent from the fluid model, dominate; no stability verdict there")
     slope = np.where(q < hi, mp / (hi - lo), (1.0 - mp) / hi)  # d p_b / d avg on the ramp
     slope = slope * _spaced(drop_probability(q, lo, hi, mp, gentle), spacing)[1]
-    k = -cap * np.log1p(-np.minimum(w, 1.0 - 1e-16))  # EWMA corner: Hollot's K = -ln(1 - w) / delta, delta = 1/C
     p_tcp = 2.0 * n / (acks * rtt0**2 * cap)
     gain = slope * acks * (rtt0 * cap) ** 3 / (2.0 * n) ** 2
     m = loop.margins(gain, rtt0, (k, p_tcp, 1.0 / rtt0))

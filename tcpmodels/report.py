@@ -5,10 +5,13 @@ text.  Numbers are formatted here and nowhere else; they are computed in
 :mod:`tcpmodels.calculator`.
 """
 
+import io
+import os
+
 from . import calculator, droptail
 
 __all__ = ["text_red", "text_fpq", "text_droptail", "text_example", "text_hstcp", "text_simulate", "text_check",
-           "plot"]
+           "plot", "plot_format"]
 
 
 def _pct(x):
@@ -434,17 +437,51 @@ def _escaping_line(s):
             f"others'); {simulated}; ns-3's Jain index is 0.38-0.52 on the 10 ms drop-tail reference, 20-200 flows."]
 
 
+def plot_format(path):
+    """The image format ``--plot`` writes to `path` (its suffix; PNG without one), or ``ValueError`` naming it.
+
+    Checked before the run, so that a name that cannot take the figure fails at once, not after it.
+
+    Parameters
+    ----------
+    path : str
+        The image to write.
+
+    Returns
+    -------
+    str
+        A format matplotlib writes: ``"png"``, ``"pdf"``, ``"svg"``, ...
+    """
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    if not path.strip():
+        raise ValueError("--plot: expected a file name for the PNG, got ''")
+    if os.path.isdir(path):
+        raise ValueError(f"--plot: {path} is a directory; expected a file name for the PNG")
+    folder = os.path.dirname(path)
+    if folder and not os.path.isdir(folder):
+        raise ValueError(f"--plot: cannot write {path} (no directory {folder})")
+    suffix = os.path.splitext(path)[1][1:].lower()
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if suffix and suffix not in formats:
+        raise ValueError(f"--plot: cannot write a .{suffix} image; expected a name ending in "
+                         f"{', '.join('.' + f for f in sorted(formats))} (no suffix: PNG), got {path!r}")
+    return suffix or "png"
+
+
 def plot(simulation, path):
-    """Write queue and drop rate over time to a PNG (matplotlib, imported only here).
+    """Write queue and drop rate over time to an image, PNG by default (matplotlib, imported only here).
 
     Parameters
     ----------
     simulation : tcpmodels.calculator.Simulation
         A run with a trace.
     path : str
-        The PNG to write.
+        The image to write, exactly this file (:func:`plot_format`).
     """
     from matplotlib.figure import Figure
+
+    image = io.BytesIO()
 
     trace = simulation.result.trace
     fig = Figure(figsize=(8, 5), layout="constrained")
@@ -457,8 +494,10 @@ def plot(simulation, path):
     for axes in (top, bottom):
         axes.axvline(simulation.scenario.warmup, color="grey", linestyle="--", linewidth=1)
     top.set_title(f"{simulation.scenario.n_flows} flows, {type(simulation.scenario.queue).__name__}")
-    try:
-        fig.savefig(path)
+    fig.savefig(image, format=plot_format(path))
+    try:  # (written here, not by savefig, which says nothing when the bytes do not reach the disk: /dev/full)
+        with open(path, "wb") as handle:
+            handle.write(image.getvalue())
     except OSError as error:
         raise ValueError(f"--plot: cannot write {path} ({error.strerror})") from None
 

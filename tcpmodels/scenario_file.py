@@ -6,7 +6,8 @@ and whose other keys are its fields.  Rates, times, sizes and buffers may be
 strings with tc units (``"10mbit"``, ``"100ms"``, ``"576b"``, ``"64kb"``; a time written as a
 string needs its unit); numbers are SI (bit/s, s, bytes; buffers and thresholds in packets).  A
 whole-packet field given in bytes (``buffer = "64kb"``) becomes whole packets,
-rounded down.  Booleans are TOML's ``true``/``false``; a string, a number, a
+rounded down (at least one); given in packets it must be whole.  Booleans are
+TOML's ``true``/``false``; a string, a number, a
 list or a table where a number or a boolean belongs is an error, as is an
 infinite or NaN value.  When a file gives a ``duration`` no longer than the
 default warm-up and no ``warmup``, the warm-up is :data:`WARMUP_SHARE` of the
@@ -100,9 +101,11 @@ def _value(where, key, value, kind, packet_size):
     if kind == "any":
         return value
     if isinstance(value, str) and key in _RATE_FIELDS | _TIME_FIELDS | _SIZE_FIELDS | _PACKET_FIELDS:
-        number = _parse_unit(label, key, value, packet_size)
-        # Whole-packet fields given in bytes become whole packets (64kb of 576-byte packets: 113).
-        return max(1, int(number)) if kind == "int" and key in _PACKET_FIELDS else number
+        if kind == "int" and key in _PACKET_FIELDS:
+            # Whole-packet fields given in bytes become whole packets (64kb of 576-byte packets: 113); "2.5p"
+            # and a size under one packet ("1b") are refused, not cut.
+            return units.parse_packets(value, packet_size, label)
+        return _parse_unit(label, key, value, packet_size)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         what = "a whole number" if kind == "int" else "a number"
         raise ValueError(f"{label}: expected {what}, got {short(value)}")
@@ -185,6 +188,11 @@ def scenario_from_table(table, source=""):
         raise ValueError(f"{where}expected a table of scenario fields, got {table!r}")
     fields = _fields(sim.Scenario)
     _checked(where, table, fields)
+    required = [f.name for f in dataclasses.fields(sim.Scenario)
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    missing = [name for name in required if name not in table]
+    if missing:
+        raise ValueError(f"{where}missing {', '.join(missing)}: a scenario file needs {', '.join(required)}")
     defaults = {f.name: f.default for f in dataclasses.fields(sim.Scenario)}
     size = _value(where, "packet_size", table.get("packet_size", defaults["packet_size"]), "float", None)
     kwargs = {k: _component(where, k, v, size) if k in _roles() else _value(where, k, v, fields[k], size)
@@ -282,3 +290,5 @@ def read_table(path, what="scenario file"):
         raise ValueError(f"{path}: cannot read the {what} ({error.strerror})") from None
     except tomllib.TOMLDecodeError as error:
         raise ValueError(f"{path}: not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:  # (a ValueError whose message names no file)
+        raise ValueError(f"{path}: not valid TOML: not UTF-8 text ({error.reason} at byte {error.start})") from None

@@ -12,7 +12,10 @@ bracket (1.4 s, of which 0.3 s residual); narrowing first is cheaper.
 
 import numpy as np
 
-__all__ = ["RTOL", "NARROW_PASSES", "CHUNK", "ConvergenceError", "positive_root", "root_below", "in_chunks"]
+from ._checks import short as _short
+
+__all__ = ["RTOL", "NARROW_PASSES", "CHUNK", "ConvergenceError", "OutOfReach", "positive_root", "root_below",
+           "in_chunks"]
 
 #: Relative tolerance on every solved quantity: far below the 3-significant-
 #: figure precision of the published constants, so solver error never shows.
@@ -31,6 +34,13 @@ CHUNK = 2**17
 
 class ConvergenceError(RuntimeError):
     """A solver could not bracket or converge; no number is returned."""
+
+
+class OutOfReach(ConvergenceError):
+    """The root lies more than 1e72 times below the bracket's upper end: inputs beyond a model's numerical range.
+
+    ``in_chunks(..., inputs=...)`` turns it into a ``ValueError`` naming the inputs.
+    """
 
 
 def positive_root(f, lower, upper, args=(), rtol=RTOL, f_lower=None, f_upper=None):
@@ -109,7 +119,7 @@ def _lower_bracket(f, upper, args, steps=60):
         if not bad.any():
             return lo, f_lo
         lo = np.where(bad, lo / 16.0, lo)
-    raise ConvergenceError("could not bracket the root from below")
+    raise OutOfReach("could not bracket the root from below")
 
 
 def root_below(f, upper, args=(), no_root="f(upper) > 0: no root below upper"):
@@ -134,8 +144,9 @@ def root_below(f, upper, args=(), no_root="f(upper) > 0: no root below upper"):
     Raises
     ------
     ConvergenceError
-        With `no_root` where ``f(upper) > 0``, or if no lower bracket end is
-        found within 60 steps of a factor 16 (a factor 1e-72 below `upper`).
+        With `no_root` where ``f(upper) > 0``; :class:`OutOfReach` if no lower
+        bracket end is found within 60 steps of a factor 16 (a factor 1e-72
+        below `upper`).
 
     Examples
     --------
@@ -150,7 +161,7 @@ def root_below(f, upper, args=(), no_root="f(upper) > 0: no root below upper"):
     return positive_root(f, lower, upper, args=tuple(args), f_lower=f_lo, f_upper=f_up)
 
 
-def in_chunks(func, arrays, size=CHUNK):
+def in_chunks(func, arrays, size=CHUNK, *, inputs=None):
     """Apply `func` to consecutive pieces of `arrays` broadcast together, so working memory stays bounded.
 
     Parameters
@@ -162,6 +173,10 @@ def in_chunks(func, arrays, size=CHUNK):
         Inputs, broadcast together; no broadcast copy is made.
     size : int, optional
         Points per piece.
+    inputs : dict, optional
+        The caller's arguments by name: where a root is :class:`OutOfReach`,
+        a ``ValueError`` names them and their values (the combination put it
+        there, not one of them).
 
     Returns
     -------
@@ -174,6 +189,14 @@ def in_chunks(func, arrays, size=CHUNK):
     array([[10., 20.],
            [20., 40.]])
     """
+    if inputs is not None:
+        try:
+            return in_chunks(func, arrays, size)
+        except OutOfReach:
+            shown = ", ".join(f"{name}={_short(value)}" for name, value in inputs.items())
+            raise ValueError(f"{'/'.join(inputs)}: no solution within the model's numerical range at {shown}: its "
+                             f"loss rate would lie more than 1e72 times below its bound (values far beyond any "
+                             f"network's)") from None
     arrays = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in arrays))
     shape = arrays[0].shape
     total = arrays[0].size

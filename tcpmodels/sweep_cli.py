@@ -33,6 +33,7 @@ import sys
 
 from . import sim, units
 from .scenario_file import read_table, scenario_from_table
+from .sim.sweep import check_workers
 
 __all__ = ["load_grid", "add_parser", "run"]
 
@@ -140,6 +141,8 @@ def _fail(message, status=2):
 
 def _executor(address):
     """A Dask cluster's executor (and its client, to close)."""
+    if not address.strip():  # (an empty address would run the sweep here, not on the cluster asked for)
+        _fail(f"--scheduler: expected a scheduler address such as tcp://10.0.0.1:8786, got {address!r}")
     try:
         from distributed import Client
     except ImportError:
@@ -157,7 +160,8 @@ def run(args):
     Parameters
     ----------
     args : argparse.Namespace
-        ``grid``, ``workers``, ``scheduler`` and ``out`` as :func:`add_parser` defines them.
+        ``grid``, ``workers``, ``scheduler`` and ``out`` as :func:`add_parser` defines them, and
+        ``show_warnings``, which prints the warnings caught so far (``tcpmodels.cli``).
 
     Returns
     -------
@@ -165,11 +169,13 @@ def run(args):
         The table (or, with ``--out``, a summary of the file) and the function that renders it.
     """
     try:
-        workers = None if args.workers is None else units.parse_count(args.workers, "--workers")
+        workers = None if args.workers is None else check_workers("--workers", units.parse_count(args.workers,
+                                                                                                 "--workers"))
         scenarios, seeds = load_grid(args.grid)
     except ValueError as error:
         _fail(error)
-    executor, client = _executor(args.scheduler) if args.scheduler else (None, None)
+    args.show_warnings()  # (what the grid's scenarios warn, before the run)
+    executor, client = _executor(args.scheduler) if args.scheduler is not None else (None, None)
     try:
         table = sim.sweep(scenarios, seeds=seeds, executor=executor, workers=workers, out=args.out,
                           progress=sys.stderr.isatty())

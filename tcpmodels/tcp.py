@@ -298,7 +298,7 @@ def timeout_fraction(loss_rate, rtt, window=None, rto=1.0, spacing=TIMEOUT_SPACI
     r = _checks.positive("rtt", rtt)
     t = _checks.positive("rto", rto)
     s = _checks.positive("spacing", spacing)
-    w = _window(l) if window is None else _checks.positive("window", window)
+    w = _window(l) if window is None else _checks.positive("window", window, finite=True)
     _warn_high_loss(l)
     _checks.warn_where(
         w < _MIN_RELIABLE_WINDOW,
@@ -452,7 +452,7 @@ def padhye(loss_rate, rtt, rto=1.0, b=2, max_window=None, approximate=False):
     t0 = _checks.positive("rto", rto)
     bb = _checks.positive("b", b)
     wm = np.inf if max_window is None else _checks.positive("max_window", max_window)
-    if approximate:
+    if _checks.flag("approximate", approximate):
         denom = r * np.sqrt(2 * bb * p / 3) + t0 * np.minimum(1.0, 3 * np.sqrt(3 * bb * p / 8)) * p * (1 + 32 * p**2)
         out = np.minimum(wm / r, 1.0 / denom)
     else:

@@ -163,6 +163,7 @@ __all__ += [
     "parse_time",
     "parse_size",
     "parse_buffer",
+    "parse_packets",
     "parse_fraction",
     "parse_count",
     "parse_number",
@@ -364,6 +365,41 @@ def parse_buffer(text, packet_size, option="--buffer", *, what="a buffer", examp
     if unit in _PACKET_UNITS or not unit:
         return _positive(value, text, option, what, example)
     return parse_size(text, option) / packet_size
+
+
+def parse_packets(text, packet_size, option="--buffer", *, what="a buffer", example="500 (packets) or 64kb"):
+    """Parse a whole number of packets: a count of packets (whole), or a size in bytes rounded down to packets.
+
+    As :func:`parse_buffer`, for what holds whole packets (a FIFO's buffer, a window): ``2.5p`` is refused, not
+    cut to 2, and so is a size under one packet (``1b``), which rounding down would make none.
+
+    Parameters
+    ----------
+    text : str or float
+        ``500`` or ``500p``: packets; ``64kb``: bytes.
+    packet_size : float
+        Packet size [bytes].
+    option, what, example : str
+        As for :func:`parse_buffer`.
+
+    Returns
+    -------
+    int
+        [packets], at least 1.
+
+    Examples
+    --------
+    >>> parse_packets("500p", 576), parse_packets("64kb", 576)
+    (500, 113)
+    """
+    value, unit = _split(text, option, what, example)
+    packets = parse_buffer(text, packet_size, option, what=what, example=example)
+    if unit in _PACKET_UNITS or not unit:
+        if packets != _math.floor(packets):
+            raise ValueError(f"{option}: expected whole packets, such as {example}, got {text!r}")
+    elif packets < 1:
+        raise ValueError(f"{option}: expected at least one packet ({packet_size:g} bytes), got {text!r}")
+    return int(packets)
 
 
 def parse_fraction(text, option="--loss"):

@@ -77,6 +77,18 @@ SPECIFIC = [
     # A gain margin below 1 would call an unstable loop stable.
     (["red", *LINK, "--flows", "300", "--loss", "0.02", "--stability-margin", "0.5"], "--stability-margin"),
     (["fpq", *LINK, "--max-flows", "1400", "--stability-margin", "0.99"], "--stability-margin"),
+    # Sub-packet and non-whole drop-tail buffers became one packet (red refused them); under 8 bit/s droptail
+    # printed a "0bit bottleneck" (red refused it).
+    (["droptail", *LINK, "--flows", "300", "--buffer", "1b"], "--buffer"),
+    (["droptail", *LINK, "--flows", "300", "--buffer", "0.5"], "--buffer"),
+    (["droptail", *LINK, "--flows", "300", "--buffer", "1e-300b"], "--buffer"),
+    (["droptail", "--bandwidth", "0.5", "--rtt", "100ms", "--flows", "300", "--buffer", "500"], "--bandwidth"),
+    # Exit 0 with absurd output.
+    (["fpq", *LINK, "--max-flows", "1400", "--bits", "9" * 41], "--bits"),
+    (["fpq", *LINK, "--max-flows", "1400", "--ppf", "1e41"], "--ppf"),
+    (["fpq", *LINK, "--max-flows", "1400", "--t-clear", "1e-300ms"], "--t-clear"),
+    (["fpq", "--bandwidth", "10mbit", "--rtt", "1e-300ms", "--max-flows", "1400"], "--rtt"),
+    (["simulate", "example:standard_red", "--plot", "x.txt"], "--plot"),   # "Format 'txt' is not supported"
 ]
 
 SCENARIO = 'n_flows = 10\nbandwidth = "10mbit"\nrtt = "100ms"\nduration = "20s"\n'
@@ -111,6 +123,16 @@ FILES = [
     ("n_flows = 1000000000000\nbandwidth = 1e7\nrtt = 0.1\nduration = 10", "n_flows"),   # memory: refused first
     ("n_flows = 10\nbandwidth = 1e7\nrtt = 0.1\nfoo = 1", "foo"),
     ("[queue]\ntype = 'RED'", "n_flows"),
+    ("", "missing n_flows, bandwidth, rtt"),   # "Scenario.__init__() missing 3 required positional arguments"
+    (SCENARIO + "[queue]\ntype = 'RED'\nmin_th = 0\nmax_th = 1e-300", "max_th"),   # "root finding failed"
+    # Rounded to whole packets: 1, 1, 2 and 1.
+    (SCENARIO + "[queue]\ntype = 'DropTail'\nbuffer = '1b'", "buffer"),
+    (SCENARIO + "[queue]\ntype = 'DropTail'\nbuffer = '0.5p'", "buffer"),
+    (SCENARIO + "[queue]\ntype = 'DropTail'\nbuffer = '2.5p'", "buffer"),
+    (SCENARIO + "[sender]\ntype = 'NewReno'\nmax_window = '10b'", "max_window"),
+    # A traceback: MemoryError, at the run.
+    (SCENARIO + "access_rate = '0.00001bit'", "access_rate"),
+    (SCENARIO + "[queue]\ntype = 'FPQ'\nbits = 1000000000", "bits"),
 ]
 
 
@@ -138,6 +160,14 @@ def test_bad_scenario_files_name_file_and_field(capsys, tmp_path, text, field):
     path = tmp_path / "bad.toml"
     path.write_text(text)
     err = _one_line(capsys, ["simulate", str(path)], field)
+    assert err.startswith(f"tcpmodels simulate: {path}: ")
+
+
+def test_a_file_that_is_not_utf8_is_named(capsys, tmp_path):
+    # The message was the codec's ("'utf-8' codec can't decode byte 0xff"), without the file.
+    path = tmp_path / "bad.toml"
+    path.write_bytes(b"\xff\xfe b\x00a\x00d\x00")
+    err = _one_line(capsys, ["simulate", str(path)], "UTF-8")
     assert err.startswith(f"tcpmodels simulate: {path}: ")
 
 

@@ -58,6 +58,38 @@ def test_tc_red_line():
     assert (small.burst, small.ewma_log, small.notes) == (50, 5, ())
 
 
+@pytest.mark.parametrize("call, match", [
+    (lambda: calculator.max_threshold(7500, -1), "max_p"),                 # counted down forever
+    (lambda: calculator.max_threshold(7500, math.nan), "max_p"),
+    (lambda: calculator.max_threshold(-1, 0.1), "min_bytes"),
+    (lambda: calculator.tc.min_probability(0, 2**31), "max_bytes"),        # counted up forever
+    (lambda: calculator.tc.min_probability(500, 400), "max_bytes"),
+    (lambda: calculator.tc_rate(math.inf), "bandwidth"),                   # OverflowError
+    (lambda: calculator.tc_rate("10"), "bandwidth"),                       # TypeError
+    (lambda: calculator.tc_red(math.inf, 200, 0.1, 1500, 10e6), "min_th"),   # OverflowError
+    (lambda: calculator.tc_red(5, 200, 0.1, 1500, math.inf), "bandwidth"),
+    (lambda: calculator.tc_red(5, 200, 0.1, 1500, 10e6, ecn="false"), "ecn must be True or False"),  # was true
+    (lambda: calculator.tc_red(5, 200, 0.1, 1500, 10e6, adaptive="false"), "adaptive must be True or False"),
+    (lambda: calculator.ns3_red(5, 200, 0.1, 0.002, 1500, 800, 10e6, gentle="false"), "gentle must be True"),
+    (lambda: calculator.red_setting(10e6, 0.1, 300, loss_rate=0.02, gentle="no"), "gentle must be True"),
+    (lambda: calculator.red_setting(np.array([]), 0.1, 300, loss_rate=0.02), "bandwidth must be a single"),
+    (lambda: calculator.link([], 0.1), "bandwidth must be a single number"),  # TypeError
+    (lambda: calculator.link(0.5, 0.1), "bandwidth"),                      # 8 bit/s, as tc's lines need
+    (lambda: calculator.link(10e6, 1e-303), "rtt"),
+    (lambda: calculator.hstcp_table(window=5.0), "window must be a pair"),  # TypeError
+    (lambda: calculator.hstcp_table(loss_rate=0.01), "loss_rate must be a pair"),
+    (lambda: calculator.fpq_setting(1e9, 0.05, 20000, ppf=math.inf), "ppf"),   # OverflowError
+    (lambda: calculator.fpq_setting(1e9, 0.05, 20000, ppf=1e300), "ppf"),      # ZeroDivisionError
+    (lambda: calculator.fpq_setting(1e9, 0.05, 20000, bits=10**41), "bits must be at most"),
+    (lambda: calculator.fpq_setting(1e9, 0.05, 20000, t_clear=1e-303), "t_clear must be at least the round trip"),
+    (lambda: calculator.droptail_sizing(10e6, 0.1, 30, buffer=0.5), "buffer must be a whole number"),  # 1 packet
+    (lambda: calculator.droptail_sizing(10e6, 0.1, 30, buffer=2.5), "buffer must be a whole number"),  # 3 packets
+])
+def test_bad_input_is_a_value_error_naming_the_argument(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
 def test_tc_red_limit_and_bad_settings():
     assert calculator.tc_red(5, 500, 0.02, 576, 10e6, limit=400000).limit == 400000
     with pytest.raises(ValueError, match="max_p"):

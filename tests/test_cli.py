@@ -511,3 +511,51 @@ def test_simulate_random_drop_and_mixed_groups(capsys, tmp_path):
     assert "  no prediction: the sender groups differ (5 NewReno, 5 Tahoe): the models take one sender" in out
     data = json.loads(run(capsys, ["simulate", str(path), "--json"])[1])
     assert data["prediction"] is None and data["model"] is None and "5 Tahoe" in data["no_prediction"]
+
+
+def test_simulate_warns_before_the_run(capsys, monkeypatch, tmp_path):
+    # What the scenario warns when it is built (here: a step its buffer drains within) is printed as the run
+    # starts, in the usual format, not held until it ends (a run the library calls slow printed nothing for
+    # minutes); and only once, though the run builds the scenario again.
+    path = tmp_path / "coarse.toml"
+    path.write_text(SCENARIO.replace('warmup = "5s"', 'warmup = "5s"\ntime_step = "50ms"'))
+    before = []
+    simulate = calculator.simulate
+
+    def run_after_looking(*args, **kw):
+        before.append(capsys.readouterr().err)
+        return simulate(*args, **kw)
+
+    monkeypatch.setattr(calculator, "simulate", run_after_looking)
+    status, out, err = run(capsys, ["simulate", str(path)])
+    assert status == 0 and before[0].startswith("tcpmodels simulate: warning: time_step: 0.05 s serves")
+    assert before[0].count("\n") == 1 and "warning" not in err
+
+
+@pytest.mark.parametrize("name, message", [
+    ("run.txt", "--plot: cannot write a .txt image"),        # matplotlib: "Format 'txt' is not supported"
+    ("folder", "is a directory"),                           # wrote folder.png beside it
+    ("none/run.png", "cannot write"),
+])
+def test_simulate_plot_names_that_cannot_take_the_figure_fail_before_the_run(capsys, monkeypatch, scenario,
+                                                                             tmp_path, name, message):
+    (tmp_path / "folder").mkdir()
+    monkeypatch.setattr(calculator, "simulate", None)  # the run must not start
+    status, out, err = run(capsys, ["simulate", str(scenario), "--plot", str(tmp_path / name)])
+    assert status == 2 and out == "" and err.count("\n") == 1 and message in err
+
+
+def test_simulate_plot_to_a_full_disk_is_an_error(capsys, scenario):
+    # savefig said nothing when its bytes did not reach the disk: exit status 0.
+    status, out, err = run(capsys, ["simulate", str(scenario), "--plot", "/dev/full"])
+    assert status == 2 and out == "" and "--plot: cannot write /dev/full" in err
+
+
+@pytest.mark.parametrize("argv, wrong", [
+    (["red", "--bandwidth", "10mbit", "--rtt", "1us", "--flows", "2", "--loss", "0.02"], "below the --buffer"),
+    (["example", "--flows", "1e9"], "--buffer"),                 # example has no --buffer
+    (["red", *LINK, "--flows", "300", "--buffer", "1"], "(--buffer,"),
+])
+def test_messages_name_only_options_the_command_has(capsys, argv, wrong):
+    status, out, err = run(capsys, argv)
+    assert status == 2 and err.count("\n") == 1 and wrong not in err, err

@@ -56,6 +56,8 @@ def test_broadcasting():
 
 
 def test_bad_input():
+    with pytest.raises(ValueError, match="n_flows must be finite"):  # NaN and a RuntimeWarning
+        droptail.loss_rate(np.inf, 500)
     with pytest.raises(ValueError, match="n_flows"):
         droptail.loss_rate(0, 500)
     with pytest.raises(ValueError, match="buffer"):
@@ -446,7 +448,9 @@ def test_equilibrium_bad_input():
                        ({"model": "P9"}, "model"), ({"policy": "red"}, "policy"), ({"sender": "cubic"}, "sender"),
                        ({"rto": 0}, "rto"), ({"buffer": np.inf}, "buffer"), ({"n_flows": np.inf}, "n_flows"),
                        ({"capacity": [2170, np.inf]}, "capacity"), ({"max_window": 0}, "max_window"),
-                       ({"access_rate": -1}, "access_rate")]:
+                       ({"access_rate": -1}, "access_rate"),
+                       # Beyond the solver's reach (its loss more than 1e72 below its bound): a ConvergenceError
+                       ({"rto": 1e300}, "n_flows/buffer/rtt/capacity/rto: no solution .* rto=1e\\+300")]:
         args = {"n_flows": 10, "buffer": 500, **kw, **bad}
         with pytest.raises(ValueError, match=match):
             droptail.equilibrium(args.pop("n_flows"), args.pop("buffer"), **args)

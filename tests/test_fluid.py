@@ -151,6 +151,8 @@ def test_shapes_and_scalars():
     ("capacity", dict(capacity=math.nan)), ("max_th", dict(max_th=3)), ("weight", dict(weight=0)),
     ("weight", dict(weight=2)), ("queue", dict(queue="codel")), ("buffer", dict(queue="droptail")),
     ("duration", dict(duration=0)), ("warmup", dict(warmup=50)), ("step", dict(step=0.06)),
+    ("gentle", dict(gentle="false")), ("delayed_ack", dict(delayed_ack="no")),   # a string was true
+    ("classes", dict(classes="false")),
 ])
 def test_bad_input(name, kw):
     args = dict(n_flows=30, rtt=0.1, capacity=2170.1, min_th=5, max_th=217, max_p=0.02, duration=20.0) | kw
@@ -212,6 +214,9 @@ def test_equilibrium_types():
     assert grid.queue.shape == grid.on_ramp.shape == (2, 2)
     with pytest.raises(ValueError, match="rtt"):
         fluid.equilibrium(30, 0, 2170.1, min_th=5, max_th=217, max_p=0.02)
+    for flag in ("gentle", "delayed_ack"):  # a string was true
+        with pytest.raises(ValueError, match=f"{flag} must be True or False, got 'false'"):
+            fluid.equilibrium(30, 0.2, 2170.1, min_th=5, max_th=217, max_p=0.02, **{flag: "false"})
 
 
 def test_dominant_period():
@@ -227,3 +232,8 @@ def test_dominant_period():
     assert fluid.dominant_period(noisy, 0.05, pool=True) == pytest.approx(2.0, rel=0.02)
     with pytest.raises(ValueError, match="interval"):
         fluid.dominant_period(rows, 0.0)
+    with pytest.raises(ValueError, match="pool must be True or False"):   # a string was true
+        fluid.dominant_period(rows, 0.05, pool="false")
+    for samples in (10**400, 5.0, [1.0, math.nan]):  # 10**400: an OverflowError; 5.0: an IndexError
+        with pytest.raises(ValueError, match="samples"):
+            fluid.dominant_period(samples, 0.1)

@@ -113,6 +113,12 @@ def test_counter_bad_input():
         fpq.BitVectorCounter(1, 4.0)
     with pytest.raises(ValueError, match="t_clear"):
         fpq.BitVectorCounter(100, 0)
+    for rng in (0.5, "1", -1):  # each a TypeError or numpy's message naming no argument
+        with pytest.raises(ValueError, match="rng must be a"):
+            fpq.BitVectorCounter(5000, 4.0, rng=rng)
+    # A whole number is a seed, as a Scenario's: 0.0 is seed 0.
+    assert fpq.BitVectorCounter(64, 1.0, rng=0.0).update([1, 2], [0.5, 0.6]) == \
+        fpq.BitVectorCounter(64, 1.0, rng=0).update([1, 2], [0.5, 0.6])
     counter = fpq.BitVectorCounter(100, 1.0)
     with pytest.raises(ValueError, match="shape"):
         counter.update([1, 2], [0.0])

@@ -236,7 +236,7 @@ def test_kinds_accept_arrays(kind):
 
 @pytest.mark.parametrize("func", [hstcp.p, hstcp.a, hstcp.b, hstcp.loss_event,
                                   hstcp.scalable_a, hstcp.scalable_b])
-@pytest.mark.parametrize("bad", [-1.0, 0.0, float("nan"), "x"])
+@pytest.mark.parametrize("bad", [-1.0, 0.0, float("nan"), "x", float("inf")])  # inf: NaN, a RuntimeWarning
 def test_bad_window(func, bad):
     with pytest.raises(ValueError, match="window"):
         func(bad)

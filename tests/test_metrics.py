@@ -111,9 +111,10 @@ def test_percentile_ratio_bad_percentiles():
         metrics.percentile_ratio([1.0, 2.0], high=5, low=95)
 
 
-def test_bad_axis():
+@pytest.mark.parametrize("axis", [3, None, 1.0, True])  # None and 1.0 raised TypeError; True read as 1
+def test_bad_axis(axis):
     with pytest.raises(ValueError, match="axis"):
-        metrics.jain_index([1.0, 2.0], axis=3)
+        metrics.jain_index(np.ones((2, 3)), axis=axis)
 
 
 @pytest.mark.parametrize("bad", [[], [-1.0], [0.0], [float("nan")]])

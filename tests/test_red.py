@@ -1,6 +1,7 @@
 """RED: the drop curve, Eq. 5.8/5.10, the P1/P2/P3 equilibria and the section 5.3.4 sizing rules."""
 
 import functools
+import math
 
 import numpy as np
 import pytest
@@ -158,6 +159,28 @@ def test_equilibrium_bad_input():
         red.equilibrium(10, 4, 0.02, rtt=0.01, capacity=CAP)
     with pytest.raises(ValueError, match="sender"):
         red.equilibrium(10, 500, 0.02, rtt=0.01, capacity=CAP, sender="cubic")
+
+
+@pytest.mark.parametrize("call, match", [
+    # Each raised the solver's ConvergenceError (a RuntimeError): "could not bracket the root from below".
+    (lambda: red.equilibrium(100, 500, 0.02, rtt=math.inf, capacity=CAP), "rtt must be finite"),
+    (lambda: red.equilibrium(100, 500, 0.02, rtt=0.01, capacity=math.inf), "capacity must be finite"),
+    (lambda: red.equilibrium(100, math.inf, 0.02, rtt=0.01, capacity=CAP), "max_th must be finite"),
+    (lambda: red.equilibrium(100, 500, 0.02, rtt=0.01, capacity=CAP, rto=1e300), "rto=1e\\+300"),
+    # NaN with a RuntimeWarning.
+    (lambda: red.size(300, 0.02, math.inf), "rtt must be finite"),
+    # A string was true.
+    (lambda: red.equilibrium(100, 500, 0.02, rtt=0.01, capacity=CAP, ecn="false"), "ecn must be True or False"),
+    (lambda: red.drop_probability(300, 5, 200, 0.1, gentle="false"), "gentle must be True or False"),
+    (lambda: red.drop_rate(300, 5, 200, 0.1, gentle="false"), "gentle must be True or False"),
+])
+def test_bad_input_is_a_value_error_naming_the_argument(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_flags_take_numpy_bools():
+    assert red.drop_probability(300, 5, 200, 0.1, gentle=np.True_) == red.drop_probability(300, 5, 200, 0.1, gentle=1)
     with pytest.raises(ValueError, match="capacity"):
         red.equilibrium(10, 500, 0.02, rtt=0.01, capacity=-5)
 

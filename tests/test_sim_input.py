@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from tcpmodels import TCPModelsWarning, sim
@@ -167,3 +168,81 @@ def test_a_finer_step_too_long_to_simulate_keeps_the_first_pass_and_warns(monkey
     with pytest.warns(TCPModelsWarning, match="time_step: the queue averaged"):
         r = sim.simulate(s)
     assert r.time_step == s.step
+
+
+SMALL = dict(n_flows=3, bandwidth=1e6, rtt=0.05, duration=5.0, warmup=1.0, start_spread=1.0)
+
+
+@pytest.mark.parametrize("access_rate", [0.002, 1e-5, 1e-300])
+def test_the_ack_ring_estimate_counts_the_access_links_packet_time(access_rate):
+    # The engine's ring spans a packet's and its ACK's sending time too (engine._Engine, worst_delay); the estimate
+    # left it out: 0.002 bit/s ran in 3.9 GB, 1e-5 raised MemoryError (490 GiB), 1e-300 numpy's "Maximum allowed
+    # dimension exceeded".
+    with pytest.raises(ValueError, match=r"access_rate/packet_size: the ACK ring would need .* GiB: a 576-byte "
+                                         r"packet and its ACK take .* s to send"):
+        sim.Scenario(**SMALL, access_rate=access_rate)
+
+
+@pytest.mark.parametrize("fpq", [dict(bits=10**8), dict(bits=10**9), dict(t_clear=1e-5), dict(t_clear=1e-300)])
+def test_an_fpq_counter_beyond_memory_is_refused_when_built(fpq):
+    # bits=10**8 ran 69 s in 2.3 GB, 10**9 raised MemoryError; t_clear=1e-5 ran 33 s in 7.8 GB (the clears owed
+    # over the first idle second, all at once), 1e-300 numpy's "Maximum allowed dimension exceeded".
+    with pytest.raises(ValueError, match=r"bits/t_clear: FPQ's .*-bit counter .* GiB"):
+        sim.Scenario(**SMALL, queue=sim.FPQ(**fpq))
+
+
+def test_a_slow_fpq_counter_warns():
+    # 10**7 bits swept in each of 22 222 steps: about 11 minutes (the vector alone, 3 ns a bit).
+    with pytest.warns(TCPModelsWarning, match=r"slow: FPQ's 10000000-bit counter"):
+        sim.Scenario(**{**SMALL, "duration": 500.0}, queue=sim.FPQ(bits=10**7))
+    sim.Scenario(**SMALL, queue=sim.FPQ(bits=10**6, t_clear=0.05))  # 0.7 s: no warning
+
+
+@pytest.mark.parametrize("seeds, shown", [
+    ([7.5], "7.5"), (["7"], "'7'"), ([True], "True"), ("77", "'77'"), ([math.inf], "inf"), ([math.nan], "nan"),
+    (7, "7"), ([None], "None"), ([], r"\[\]"), ([-1], "-1"),
+])
+def test_seeds_are_whole_numbers(seeds, shown):
+    # They went through int(): 7.5 ran seed 7, "77" two runs of seed 7, True seed 1; inf an OverflowError,
+    # 7 and None TypeErrors.  simulate and sweep read them in one place (engine.with_seeds).
+    with pytest.raises(ValueError, match=f"seeds must be .*, got {shown}"):
+        sim.simulate(sim.Scenario(**SMALL), seeds=seeds)
+
+
+def test_a_seed_stays_exact():
+    # Read through a float, 2**53 + 1 became 2**53, and seeds 2**60 and 2**60 + 7 ran alike.
+    assert sim.Scenario(**SMALL, seed=2**53 + 1).seed == 2**53 + 1
+    assert type(sim.Scenario(**SMALL, seed=7.0).seed) is int
+    with pytest.raises(ValueError, match="seed must be a whole number >= 0, got 7.5"):
+        sim.Scenario(**SMALL, seed=7.5)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: sim.simulate(sim.Scenario(**SMALL), check="false"), "check must be True or False"),  # was true
+    (lambda: sim.simulate(5), "scenario must be a Scenario .*, got 5"),                 # TypeError
+    (lambda: sim.simulate(None), "scenario must be a Scenario .*, got None"),
+    (lambda: sim.Scenario(**{**SMALL, "rtt": ["0.05"] * 3}), "rtt must be a number"),    # ran at 50 ms
+    (lambda: sim.Scenario(**{**SMALL, "n_flows": None}), "n_flows must be .*, got None"),  # said "got nan"
+    (lambda: sim.NewReno(recovery=np.array([1, 2])), "recovery must be one of"),        # numpy's "ambiguous"
+    (lambda: sim.HighSpeed(kind=np.array([1, 2])), "kind must be one of"),
+    (lambda: sim.FiniteTransfers(distribution=np.array([1, 2])), "distribution must be one of"),
+    # Failed in simulate: "cannot convert float NaN to integer".
+    (lambda: sim.Scenario(**SMALL, sender=sim.HighSpeed(initial_window=1e200)), "initial_window must be <="),
+    # Simulated with "overflow encountered in divide" (loss 1): the ramp's slope.
+    (lambda: sim.RED(min_th=0, max_th=1e-300), "max_th must exceed min_th .* by at least"),
+])
+def test_bad_values_are_refused_naming_the_field(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("queue", [sim.CHOKe(min_th=1, max_th=3, buffer=1000),
+                                   sim.REDI(min_th=1, max_th=3, buffer=1000)])
+def test_red_kin_at_a_chosen_coarse_step_warn_and_keep_it(queue):
+    # A step 9 times the rule's: the queue averages 0.24 packets against 109 served a step, the link about half
+    # idle.  RED warned after the run; CHOKe and RED-I said nothing.  They keep the step (no finer rerun).
+    s = sim.Scenario(n_flows=3, bandwidth=10e6, rtt=0.1, duration=6.0, warmup=1.0, start_spread=1.0, queue=queue,
+                     time_step=0.05)
+    with pytest.warns(TCPModelsWarning, match=r"time_step: the queue averaged .* no finer step was measured"):
+        r = sim.simulate(s)
+    assert r.time_step == 0.05

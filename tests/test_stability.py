@@ -193,6 +193,8 @@ def test_small_windows_withheld():
     ("rtt", dict(rtt=math.nan)), ("capacity", dict(capacity=math.inf)), ("capacity", dict(capacity=0)),
     ("max_th", dict(max_th=4)), ("weight", dict(weight=0)), ("weight", dict(weight=1.5)),
     ("max_p", dict(max_p=0)), ("drop_spacing", dict(drop_spacing="fair")),
+    ("weight/capacity", dict(weight=1e-300)),            # ConvergenceError: an averaging time of 5e296 s
+    ("gentle", dict(gentle="false")), ("delayed_ack", dict(delayed_ack="false")),   # a string was true
 ])
 def test_bad_input(name, kw):
     args = dict(n_flows=30, rtt=0.2, capacity=2170.0, min_th=5, max_th=217, max_p=0.02, weight=0.002) | kw

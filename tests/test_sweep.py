@@ -109,10 +109,20 @@ def test_identical_points_run_once():
     (dict(scenarios=BASE, seeds=[-1]), "seed"),
     (dict(scenarios=BASE, chunk_size=0), "chunk_size"),
     (dict(scenarios=BASE, chunk_size=1.5), "chunk_size"),
+    (dict(scenarios=BASE, chunk_size=True), "chunk_size"),
+    (dict(scenarios=5), "scenarios must be a Scenario .*, got 5"),    # TypeError
+    (dict(scenarios=BASE, seeds=7), "seeds must be a non-empty sequence"),   # TypeError
+    (dict(scenarios=BASE, workers=True), "workers must be a whole number from 1"),  # ran one worker
+    (dict(scenarios=BASE, workers=10**20), "workers must be a whole number from 1 to"),
 ])
 def test_bad_input_names_the_argument(kwargs, match):
     with pytest.raises(ValueError, match=match):
         sim.sweep(**kwargs, progress=False)
+
+
+def test_progress_is_a_flag():
+    with pytest.raises(ValueError, match="progress must be True or False, got 'false'"):  # showed the bar
+        sim.sweep(BASE, progress="false")
 
 
 def test_table_columns_records_csv_and_pandas():
@@ -455,6 +465,8 @@ def test_sweep_command_errors_name_the_file_and_field(tmp_path, capsys, change, 
     (["--workers", "0"], "--workers: expected a whole number"),
     (["--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"], "not allowed with argument --workers"),
     (["--scheduler", "no-port"], "--scheduler: cannot connect to no-port"),
+    (["--scheduler", ""], "--scheduler: expected a scheduler address"),        # ran here, not on a cluster
+    (["--workers", "99999999999999999999"], "--workers must be a whole number from 1 to"),   # accepted
 ])
 def test_sweep_command_option_errors(tmp_path, capsys, options, message):
     path = tmp_path / "grid.toml"

@@ -103,6 +103,12 @@ def test_bad_loss_rate(bad):
 
 
 def test_bad_other_arguments():
+    with pytest.raises(ValueError, match="window must be finite"):  # NaN and a RuntimeWarning
+        tcp.timeout_fraction(0.01, 0.1, window=math.inf)
+    with pytest.raises(ValueError, match="approximate must be True or False, got 'false'"):  # was the approximation
+        tcp.padhye(0.01, 0.1, approximate="false")
+    with pytest.raises(ValueError, match="loss_rate must be a number or an array of numbers"):  # 8.7 from "0.01"
+        tcp.window(["0.01"])
     with pytest.raises(ValueError, match="rtt must be > 0, got -0.1"):
         tcp.timeout_fraction(0.01, -0.1)
     with pytest.raises(ValueError, match="spacing"):

@@ -38,6 +38,28 @@ def test_check_messages_name_argument_and_value():
     with pytest.raises(ValueError, match="model must be one of"):
         _checks.choice("model", "P4", ("P1", "P2"))
     assert _checks.choice("model", "p2", ("P1", "P2")) == "P2"
+    with pytest.raises(ValueError, match="model must be one of"):   # numpy: "truth value ... is ambiguous"
+        _checks.choice("model", np.array([1, 2]), ("P1", "P2"))
+
+
+def test_flags_and_seeds():
+    assert _checks.flag("ecn", np.True_) is True and _checks.flag("ecn", 0) is False
+    for bad in ("false", 2, None, 1.0):
+        with pytest.raises(ValueError, match="ecn must be True or False"):
+            _checks.flag("ecn", bad)
+    # A seed stays exact: read through a float, 2**53 + 1 became 2**53.
+    assert _checks.seed("seed", 2**53 + 1) == 2**53 + 1 and _checks.seed("seed", np.uint64(2**64 - 1)) == 2**64 - 1
+    assert type(_checks.seed("seed", 7.0)) is int
+    for bad in (7.5, -1, True, "7", math.inf, None):
+        with pytest.raises(ValueError, match="seed must be"):
+            _checks.seed("seed", bad)
+
+
+def test_parse_packets_takes_whole_packets():
+    assert units.parse_packets("500p", 576) == 500 and units.parse_packets("64kb", 576) == 113
+    for bad in ("2.5p", "0.5", "1b", "1e-300b"):  # each became a packet count by rounding: 2, 1, 1, 1
+        with pytest.raises(ValueError, match="--buffer: expected"):
+            units.parse_packets(bad, 576)
 
 
 def test_scalar_or_array():
@@ -64,6 +86,13 @@ def test_huge_integers_and_infinities_are_value_errors():
         _checks.whole("n_flows", True)                              # numpy would read it as 1
     with pytest.raises(ValueError, match="p must be a number"):
         _checks.in_range("p", np.array([True, False]), 0, 1)
+    # numpy reads strings in a list as numbers, and None as NaN ("got nan").
+    for bad in (["0.05"], np.array(["1"]), np.array([1, "x"], dtype=object), [1j], None):
+        with pytest.raises(ValueError, match="rtt must be a number or an array of numbers, got"):
+            _checks.positive("rtt", bad)
+    with pytest.raises(ValueError, match="got None"):
+        _checks.whole("n_flows", None)
+    assert _checks.positive("n", [2**70, 1.5]).tolist() == [2.0**70, 1.5]   # Python ints beyond int64 are numbers
     for call in (lambda: units.capacity(math.inf, 1500), lambda: units.bdp(10e6, math.inf, 1500),
                  lambda: units.capacity(10e6, 10**400)):
         with pytest.raises(ValueError):

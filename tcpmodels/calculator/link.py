@@ -5,7 +5,8 @@ import dataclasses
 from .. import _checks, units
 from .._results import Result
 
-__all__ = ["DEFAULT_PACKET_SIZE", "THESIS_PACKET_SIZE", "DEFAULT_MIN_TH", "MAX_BANDWIDTH", "MAX_RTT",
+__all__ = ["DEFAULT_PACKET_SIZE", "THESIS_PACKET_SIZE", "DEFAULT_MIN_TH", "MAX_BANDWIDTH", "MIN_BANDWIDTH", "MAX_RTT",
+           "MIN_RTT",
            "MAX_PACKET_SIZE", "MAX_FLOWS", "Link", "link", "flow_count"]
 
 #: Packet size [bytes] for today's links: a full Ethernet frame's IP packet.
@@ -44,8 +45,12 @@ class Link(Result):
 
 #: Largest link rate the calculator takes [bit/s] (1 Pbit/s: beyond any interface, and far from overflow).
 MAX_BANDWIDTH = 1e15
+#: Smallest [bit/s]: a byte per second, the least tc's rates (whole bytes per second) and its lines can hold.
+MIN_BANDWIDTH = 8.0
 #: Longest round trip it takes [s]: an hour (a bare "--rtt 1e308s" is a typo, not a path).
 MAX_RTT = 3600.0
+#: Shortest [s]: a microsecond, light's round trip over 150 m (shorter, "--rtt 1e-300ms", is a typo).
+MIN_RTT = 1e-6
 #: Largest packet [bytes]: an IPv4/IPv6 packet's 16-bit length (jumbograms aside).
 MAX_PACKET_SIZE = 65535
 #: Most flows the calculator sizes for: a billion long-lived flows through one queue.
@@ -71,7 +76,7 @@ def flow_count(name, value):
     >>> flow_count("n_flows", 300.0)
     300
     """
-    n = float(_checks.whole(name, value))
+    n = _checks.one(name, _checks.whole, value)
     if n > MAX_FLOWS:
         raise ValueError(f"{name} must be at most {MAX_FLOWS:.0e}, got {n:.3g}")
     return int(n)
@@ -83,9 +88,9 @@ def link(bandwidth, rtt, packet_size=DEFAULT_PACKET_SIZE):
     Parameters
     ----------
     bandwidth : float
-        Link rate [bit/s], at most :data:`MAX_BANDWIDTH`.
+        Link rate [bit/s], from :data:`MIN_BANDWIDTH` to :data:`MAX_BANDWIDTH`.
     rtt : float
-        Round-trip propagation time [s], at most :data:`MAX_RTT`.
+        Round-trip propagation time [s], from :data:`MIN_RTT` to :data:`MAX_RTT`.
     packet_size : int, optional
         Packet size [bytes], a whole number up to :data:`MAX_PACKET_SIZE`;
         1500 by default (the thesis' examples use 576).
@@ -102,9 +107,9 @@ def link(bandwidth, rtt, packet_size=DEFAULT_PACKET_SIZE):
     >>> round(lk.capacity), round(lk.bdp)
     (2170, 217)
     """
-    bandwidth = float(_checks.in_range("bandwidth", bandwidth, 0, MAX_BANDWIDTH, low_open=True))
-    rtt = float(_checks.in_range("rtt", rtt, 0, MAX_RTT, low_open=True))
-    packet_size = float(_checks.whole("packet_size", packet_size))
+    bandwidth = _checks.one("bandwidth", _checks.in_range, bandwidth, MIN_BANDWIDTH, MAX_BANDWIDTH)
+    rtt = _checks.one("rtt", _checks.in_range, rtt, MIN_RTT, MAX_RTT)
+    packet_size = _checks.one("packet_size", _checks.whole, packet_size)
     if packet_size > MAX_PACKET_SIZE:
         raise ValueError(f"packet_size must be at most {MAX_PACKET_SIZE} bytes, got {packet_size:g}")
     return Link(bandwidth, rtt, packet_size, units.capacity(bandwidth, packet_size),

@@ -3,6 +3,7 @@
 import dataclasses
 import math
 
+from .. import _checks
 from .._results import Result
 
 __all__ = ["Ns3Red", "ns3_red"]
@@ -90,10 +91,11 @@ def ns3_red(min_th, max_th, max_p, weight, packet_size, limit, bandwidth, *, ecn
     >>> print(n.code.splitlines()[2])
     Config::SetDefault ("ns3::RedQueueDisc::LInterm", DoubleValue (50));
     """
+    ecn, adaptive, gentle = _checks.flag("ecn", ecn), _checks.flag("adaptive", adaptive), _checks.flag("gentle", gentle)
     attrs = {"MinTh": float(min_th), "MaxTh": float(max_th), "LInterm": 1.0 / max_p, "QW": float(weight),
              "MeanPktSize": int(round(packet_size)), "MaxSize": f"{int(math.ceil(limit))}p",
-             "LinkBandwidth": f"{int(round(bandwidth))}bps", "Gentle": bool(gentle), "Wait": False,
-             "UseEcn": bool(ecn), "UseHardDrop": True, "AdaptMaxP": bool(adaptive)}
+             "LinkBandwidth": f"{int(round(bandwidth))}bps", "Gentle": gentle, "Wait": False,
+             "UseEcn": ecn, "UseHardDrop": True, "AdaptMaxP": adaptive}
     kinds = {"MaxSize": 'QueueSizeValue (QueueSize ("{}"))', "LinkBandwidth": 'DataRateValue (DataRate ("{}"))'}
     kinds.update({float: "DoubleValue ({:.10g})", int: "UintegerValue ({})", bool: "BooleanValue ({})"})
     code = "\n".join(

@@ -211,6 +211,13 @@ def predict(lk, n_flows, min_th, max_th, max_p, *, model=DEFAULT_MODEL, rto=1.0,
                  for i in range(n.size))
 
 
+def _span(name, values):
+    """A checked ``(low, high)`` pair as two floats, or ``ValueError`` naming `name`."""
+    if np.shape(values) != (2,):
+        raise ValueError(f"{name} must be a pair (low, high), got {_checks.short(values.tolist())}")
+    return float(values[0]), float(values[1])
+
+
 def hstcp_table(window=None, loss_rate=None, *, points=10, kind="formula"):
     """HighSpeed TCP's response function and a(w), b(w) at windows spread over a range.
 
@@ -244,10 +251,11 @@ def hstcp_table(window=None, loss_rate=None, *, points=10, kind="formula"):
     if count > MAX_POINTS:  # each row is a Python object: refuse before allocating
         raise ValueError(f"points must be at most {MAX_POINTS}, got {count}")
     if loss_rate is not None:
-        lo, hi = sorted(float(x) for x in _checks.in_range("loss_rate", loss_rate, 0, 1, low_open=True))
+        lo, hi = sorted(_span("loss_rate", _checks.in_range("loss_rate", loss_rate, 0, 1, low_open=True)))
         windows = np.atleast_1d(hstcp.window(np.geomspace(hi, lo, count if lo < hi else 1)))
     else:
-        lo, hi = (hstcp.LOW_WINDOW, hstcp.HIGH_WINDOW) if window is None else window
+        lo, hi = (hstcp.LOW_WINDOW, hstcp.HIGH_WINDOW) if window is None else _span(
+            "window", _checks.positive("window", window, finite=True))
         windows = np.geomspace(float(lo), float(hi), count if lo < hi else 1)
     columns = (windows, hstcp.loss_rate(windows), hstcp.a(windows, kind=kind), hstcp.b(windows, kind=kind))
     rows = tuple(HSTCPRow(*(float(c[i]) for c in columns)) for i in range(windows.size))

@@ -19,7 +19,7 @@ import numpy as np
 from .. import _checks, droptail, fpq, red, units
 from .._results import Result
 from . import kernel
-from .link import DEFAULT_MIN_TH, DEFAULT_PACKET_SIZE, THESIS_PACKET_SIZE, Link, flow_count, link
+from .link import DEFAULT_MIN_TH, DEFAULT_PACKET_SIZE, MAX_FLOWS, THESIS_PACKET_SIZE, Link, flow_count, link
 from .ns3 import Ns3Red, ns3_red
 from .predictions import (
     _DELAY,
@@ -38,13 +38,17 @@ from .predictions import (
 from .stability import BELOW_MARGIN, DEFAULT_MARGIN, UNSTABLE, Verdict, remedies, verdict, verdicts
 from .tc import LIMIT_FACTOR, TcRed, check_dev, max_threshold, min_probability, tc_red
 
-__all__ = ["T_CLEAR_MIN", "BITS_PER_FLOW", "REDSetting", "FPQRow", "FPQSetting", "BufferRule",
-           "DropTailSizing", "Example", "red_setting", "fpq_setting", "droptail_sizing", "example"]
+__all__ = ["T_CLEAR_MIN", "BITS_PER_FLOW", "MAX_BITS", "MAX_WINDOW_BYTES", "REDSetting", "FPQRow", "FPQSetting",
+           "BufferRule", "DropTailSizing", "Example", "red_setting", "fpq_setting", "droptail_sizing", "example"]
 
 #: Smallest FPQ counting interval recommended [s] (Morris 1999, sections 6.4-6.5 use 4 s).
 T_CLEAR_MIN = 4.0
 #: Bit-vector bits per flow: with v_max >= 5 f the raw count of ones is within 10 % of f (section 6.1).
 BITS_PER_FLOW = 5
+#: Largest bit vector fpq_setting takes [bits]: BITS_PER_FLOW for the most flows the calculator sizes for.
+MAX_BITS = BITS_PER_FLOW * MAX_FLOWS
+#: Largest TCP window [bytes]: 2**16 scaled by 2**14, RFC 7323's limit.
+MAX_WINDOW_BYTES = 2**30
 
 
 _LIMITATIONS_RED = (
@@ -515,6 +519,7 @@ def red_setting(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None,
     """
     if (loss_rate is None) == (buffer is None):
         raise ValueError("give exactly one of loss_rate (target loss) or buffer (fixed max_th)")
+    ecn, adaptive, gentle = _checks.flag("ecn", ecn), _checks.flag("adaptive", adaptive), _checks.flag("gentle", gentle)
     n = flow_count("n_flows", n_flows)
     lk = link(bandwidth, rtt, packet_size)
     min_th = float(_checks.nonnegative("min_th", min_th, finite=True))
@@ -594,18 +599,19 @@ def fpq_setting(bandwidth, rtt, max_flows, *, packet_size=DEFAULT_PACKET_SIZE, p
     packet_size : float, optional
         [bytes].
     ppf : float, optional
-        Target packets per flow (Morris 1999 uses 5, section 7.1).
+        Target packets per flow (Morris 1999 uses 5, section 7.1), at most
+        a flow's largest window, :data:`MAX_WINDOW_BYTES` over `packet_size`.
     max_loss : float, optional
         Cap on the target loss rate (1.6 %, Fig. 6.2).
     n_flows : int, optional
         Flow count for the fixed tc / ns-3 rendering; `max_flows` by default.
     bits : int, optional
-        Bit-vector size; :data:`BITS_PER_FLOW` x `max_flows` by default.
+        Bit-vector size, at most :data:`MAX_BITS`; :data:`BITS_PER_FLOW` x `max_flows` by default.
     t_clear : float, optional
         Counting interval [s]; by default the larger of :data:`T_CLEAR_MIN` and
         twice the longest RTT (propagation plus queueing at `max_flows`):
         section 6.1 asks for more than the longest RTT, section 6.5 for "more
-        than a few seconds".
+        than a few seconds".  At least `rtt`.
     min_th : float, optional
         [packets].
     limit : float, optional
@@ -624,6 +630,11 @@ def fpq_setting(bandwidth, rtt, max_flows, *, packet_size=DEFAULT_PACKET_SIZE, p
     if design > top:
         raise ValueError(f"n_flows ({design}) must not exceed max_flows ({top})")
     lk = link(bandwidth, rtt, packet_size)
+    ppf = _checks.one("ppf", _checks.positive, ppf, finite=True)
+    if ppf > MAX_WINDOW_BYTES / lk.packet_size:  # (far beyond, FPQ's loss target underflows: max_p 0)
+        raise ValueError(f"ppf must be at most {MAX_WINDOW_BYTES // lk.packet_size:.0f} packets of "
+                         f"{lk.packet_size:g} bytes (a flow keeps no more queued than it has in flight, at most 2**30 "
+                         f"bytes with RFC 7323's scaling), got {ppf:g}")
     grid = sorted(set(_flow_grid(top)) | {design})
     params = fpq.red_params(np.asarray(grid), lk.bdp, ppf=ppf, max_loss=max_loss, min_th=min_th)
     queue, loss, max_th, max_p = np.broadcast_arrays(params.queue, params.loss_rate, params.max_th,
@@ -642,10 +653,17 @@ def fpq_setting(bandwidth, rtt, max_flows, *, packet_size=DEFAULT_PACKET_SIZE, p
                       tc=dict(limit=tc.limit, dev=dev), limit=tc.limit / tc.avpkt)
              if here.stability in (UNSTABLE, BELOW_MARGIN) else ())
     v_max = int(_checks.whole("bits", bits, minimum=2)) if bits is not None else BITS_PER_FLOW * top
+    if v_max > MAX_BITS:
+        raise ValueError(f"bits must be at most {MAX_BITS:.0e} ({BITS_PER_FLOW} per flow for {MAX_FLOWS:.0e} "
+                         f"flows, the most the calculator sizes for), got {v_max:.3g}")
     top_row = rows[-1]
     if t_clear is None:
         t_clear = max(T_CLEAR_MIN, 2.0 * (lk.rtt + top_row.delay))
     t_clear = float(_checks.positive("t_clear", t_clear, finite=True))
+    if t_clear < lk.rtt:  # Morris 1999, section 6.1: longer than the longest round trip
+        raise ValueError(f"t_clear must be at least the round trip ({lk.rtt:g} s): a vector cleared faster forgets "
+                         f"flows between their packets and cannot count them (Morris 1999, section 6.1), "
+                         f"got {t_clear:g}")
     buffer = math.ceil(top_row.max_th)
     if v_max < top:
         _checks.warn_where(True, f"bits ({v_max}) is fewer than max_flows ({top}): over 63 % of the bit vector "
@@ -738,8 +756,8 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, del
         Number of long-lived flows.
     loss_rate : float, optional
         Target loss rate in (0, 1).
-    buffer : float, optional
-        Buffer [packets].
+    buffer : int, optional
+        Buffer, a whole number >= 1 [packets].
     delay : float, optional
         Target queueing delay of a full buffer [s].
     packet_size : int, optional
@@ -792,10 +810,12 @@ def droptail_sizing(bandwidth, rtt, n_flows, *, loss_rate=None, buffer=None, del
     elif delay is not None:
         first, name = float(_checks.positive("delay", delay, finite=True)) * lk.capacity, "target-delay"
     else:
-        first, name = float(_checks.positive("buffer", buffer, finite=True)), "given"
+        first, name = float(_checks.whole("buffer", buffer)), "given"  # (a FIFO holds whole packets)
     first = max(1, math.ceil(first - 1e-9))  # whole packets, as pfifo counts them
     if first > kernel.UINT_MAX // int(lk.packet_size):
-        raise ValueError(f"buffer ({first} packets) does not fit tc's 32-bit byte count")
+        what = {"given": "buffer", "target-loss": f"the drop-tail queue for loss_rate {loss_rate}",
+                "target-delay": f"the drop-tail queue for delay {delay}"}[name]
+        raise ValueError(f"{what} ({first} packets) does not fit tc's 32-bit byte count")
     rows = [_droptail_rule(lk, n, r, b, kw) for r, b in ((name, first), ("bdp", lk.bdp),
                                                          ("bdp/sqrt(n)", lk.bdp / math.sqrt(n)))]
     notes = dict.fromkeys(f"{rule.rule}: {text}" for rule, said in rows for text in said)

@@ -83,7 +83,7 @@ def tc_rate(bandwidth):
     >>> tc_rate(10e6), tc_rate(1.5e9), tc_rate(64000), tc_rate(1234.5)
     ('10mbit', '1500mbit', '64kbit', '1234bit')
     """
-    bits = int(round(bandwidth))
+    bits = int(round(_checks.one("bandwidth", _checks.positive, bandwidth, finite=True)))
     for unit, scale in (("tbit", 10**12), ("gbit", 10**9), ("mbit", 10**6), ("kbit", 10**3)):
         if bits >= scale and bits % scale == 0:
             return f"{bits // scale}{unit}"
@@ -146,6 +146,9 @@ def max_threshold(min_bytes, max_p):
     >>> max_threshold(7500, 0.015), max_threshold(7500, 0.9)
     (32219754, 1073741823)
     """
+    min_bytes = int(_checks.whole("min_bytes", min_bytes, minimum=0))
+    # (max_p <= 0 would count delta down forever: no Plog exists for it.)
+    max_p = float(_checks.in_range("max_p", max_p, 0, 1, low_open=True))
     delta = min(int(max_p * 2.0**31), 2**31 - 1)
     while kernel.tc_red_eval_P(0, delta, max_p) < 0:
         delta -= 1
@@ -169,6 +172,12 @@ def min_probability(min_bytes, max_bytes):
     >>> min_probability(2880, 115200)           # max - min = 112320 bytes: just above 112320 / 2**31
     5.231e-05
     """
+    min_bytes = int(_checks.whole("min_bytes", min_bytes, minimum=0))
+    max_bytes = int(_checks.whole("max_bytes", max_bytes, minimum=0))
+    # tc holds max - min in a C int: at 2**31 bytes or more no probability gives a Plog, and the search
+    # below would never end.
+    if not 0 < max_bytes - min_bytes < 2**31:
+        raise ValueError(f"max_bytes must be above min_bytes ({min_bytes}) by less than 2**31 bytes, got {max_bytes}")
     exact = (max_bytes - min_bytes) / 2.0**31     # tc needs prob * 2**31 / (max - min) > 1
     step = 10.0 ** (math.floor(math.log10(exact)) - 3)   # one unit in the 4th significant figure
     p = math.ceil(exact / step) * step
@@ -179,6 +188,7 @@ def min_probability(min_bytes, max_bytes):
 
 def _tc_bandwidth(bandwidth):
     """(bytes/s, tc text, notes): tc holds the rate in a 32-bit count of whole bytes per second."""
+    bandwidth = _checks.one("bandwidth", _checks.positive, bandwidth, finite=True)
     rate = int(round(bandwidth / 8))
     notes = []
     if rate > kernel.UINT_MAX:
@@ -303,8 +313,11 @@ def tc_red(min_th, max_th, max_p, packet_size, bandwidth, *, limit=None, dev="DE
     12
     """
     _checks.in_range("max_p", max_p, 0, 1, low_open=True, high_open=True)
+    ecn, adaptive = _checks.flag("ecn", ecn), _checks.flag("adaptive", adaptive)
     dev = check_dev(dev)
     avpkt = int(_checks.whole("packet_size", packet_size))
+    min_th = _checks.one("min_th", _checks.nonnegative, min_th, finite=True)
+    max_th = _checks.one("max_th", _checks.positive, max_th, finite=True)
     lo, hi = int(round(min_th * avpkt)), int(round(max_th * avpkt))
     if not hi > lo:
         raise ValueError(f"max_th ({max_th:g} packets) must be above min_th ({min_th:g} packets)")

@@ -65,9 +65,11 @@ losses -> ACKs into the ring -> meter.
 
 import dataclasses
 import warnings
+from collections.abc import Iterable
 
 import numpy as np
 
+from .. import _checks
 from .._checks import TCPModelsWarning
 from . import draws as site
 from .ackring import DELAYED_ACK_TIMEOUT, AckRing
@@ -96,6 +98,8 @@ QUEUE_PER_SERVICE = 0.2
 # row measured (README, "The step follows the queue it runs at"); the two passes cost 9 times one at the default
 # step, whatever the link's speed.
 FINER = 8
+# The queues whose unresolved runs at the default step run again at ``FINER`` of it (``_finer_steps``).
+_REFINED = (RED, FPQ)
 
 
 def simulate(scenario, seeds=None, *, check=False):
@@ -141,21 +145,38 @@ def simulate(scenario, seeds=None, *, check=False):
     >>> sim.simulate(s).loss_rate == r.loss_rate   # deterministic per seed
     True
     """
+    check = _checks.flag("check", check)
     if seeds is not None:
         if not isinstance(scenario, Scenario):
             raise ValueError("seeds: give one Scenario with seeds, or a list of Scenarios without")
-        scenarios = [_with_seed(scenario, int(s)) for s in seeds]
-        return _run_all(scenarios, check)
+        return _run_all(with_seeds([scenario], seeds), check)
     if isinstance(scenario, Scenario):
         return _run_all([scenario], check)[0]
-    scenarios = list(scenario)
+    return _run_all(as_scenarios("scenario", scenario), check)
+
+
+def as_scenarios(name, value):
+    """``value`` (a Scenario, or a non-empty sequence of them) as a list of Scenarios; ``simulate`` and ``sweep``."""
+    try:
+        scenarios = [value] if isinstance(value, Scenario) else list(value)
+    except TypeError:  # (5, None)
+        scenarios = []
     if not scenarios or not all(isinstance(s, Scenario) for s in scenarios):
-        raise ValueError("scenario must be a Scenario or a non-empty sequence of Scenario")
-    return _run_all(scenarios, check)
+        raise ValueError(f"{name} must be a Scenario or a non-empty sequence of Scenario, got {_checks.short(value)}")
+    return scenarios
 
 
-def _with_seed(scenario, seed):
-    return dataclasses.replace(scenario, seed=seed)
+def with_seeds(scenarios, seeds):
+    """Each of ``scenarios`` once per seed of ``seeds`` (a non-empty sequence of whole numbers >= 0), in order.
+
+    ``simulate`` and ``sweep`` read their ``seeds`` here.  A seed stays an exact int (``Scenario.seed``).
+    """
+    if isinstance(seeds, (str, bytes, dict)) or not isinstance(seeds, Iterable):
+        raise ValueError(f"seeds must be a non-empty sequence of whole numbers >= 0, got {_checks.short(seeds)}")
+    seeds = [_checks.seed("seeds", seed) for seed in seeds]
+    if not seeds:
+        raise ValueError("seeds must be a non-empty sequence of whole numbers >= 0, got []")
+    return [dataclasses.replace(s, seed=seed) for s in scenarios for seed in seeds]
 
 
 def _run_all(scenarios, check):
@@ -163,7 +184,9 @@ def _run_all(scenarios, check):
     finer = _finer_steps(scenarios, out)
     for i, r in zip(finer, _run_batches(list(finer.values()), check), strict=True):
         out[i] = r
-    _warn_unresolved_queue([(s, r) for i, (s, r) in enumerate(zip(scenarios, out, strict=True)) if i not in finer])
+    # (RED's kin at the default step keep it without a word: see _unresolved.)
+    _warn_unresolved_queue([(s, r) for i, (s, r) in enumerate(zip(scenarios, out, strict=True))
+                            if i not in finer and (s.time_step is not None or type(s.queue) in _REFINED)])
     return out
 
 
@@ -176,7 +199,7 @@ def _run_batches(scenarios, check):
 
 
 def _unresolved(scenario, result):
-    """Whether ``result`` is of a RED queue of a few packets, finer than its step could hold.
+    """Whether ``result`` is of a RED (or RED-like, or FPQ) queue of a few packets, finer than its step could hold.
 
     The step's fluid service takes a step's arrivals as evenly spread, so
     the collisions of the flows' bursts within it, which make a queue of a
@@ -187,12 +210,14 @@ def _unresolved(scenario, result):
     OC-48 under CHOKe/RED-I, with an empty queue, read 0.229, 0.169, 0.079,
     0.065 and 0.041 busy at 1, 1/2, 1/4, 1/8 and 1/16 of the step (60 ms,
     seed 0), a dependence an eighth does not settle, so they keep the step
-    they were given.  A lone flow's packets meet none but its own, which its ACK
+    they were given (``_REFINED``); where that step was chosen they are still
+    warned about (``_warn_unresolved_queue``), as their queue is as coarse.
+    A lone flow's packets meet none but its own, which its ACK
     clock spaces; a queue that dropped or marked nothing has nothing to read low;
     finite transfers idle the link by their demand, where nothing was measured.
     """
     s, r = scenario, result
-    return (type(s.queue) in (RED, FPQ) and s.n_flows > 1 and r.loss_rate + r.mark_rate > 0.0
+    return (isinstance(s.queue, (RED, FPQ)) and s.n_flows > 1 and r.loss_rate + r.mark_rate > 0.0
             and all(isinstance(w, LongLived) for _, w in s.workloads)
             and r.queue < QUEUE_PER_SERVICE * s.capacity * s.step)
 
@@ -209,7 +234,7 @@ def _finer_steps(scenarios, results):
     """
     out = {}
     for i, (s, r) in enumerate(zip(scenarios, results, strict=True)):
-        if s.time_step is None and _unresolved(s, r):
+        if s.time_step is None and type(s.queue) in _REFINED and _unresolved(s, r):
             with warnings.catch_warnings():  # (the scenario's own warnings came when it was built)
                 warnings.simplefilter("ignore", TCPModelsWarning)
                 try:
@@ -226,10 +251,13 @@ def _warn_unresolved_queue(runs):
         return
     s, r = hit[0]
     which = f" ({len(hit)} scenarios; the first's figures)" if len(hit) > 1 else ""
+    remedy = (f"a step of {s.step / FINER:.3g} s resolves them" if type(s.queue) in _REFINED else
+              f"no finer step was measured to resolve them for {type(s.queue).__name__} (compare a run at "
+              f"{s.step / FINER:.3g} s)")
     warnings.warn(f"time_step: the queue averaged {r.queue:.3g} packets against {s.capacity * s.step:.0f} served a "
                   f"step of {s.step:.3g} s, the link idle {1.0 - r.utilization:.1%} of the time{which}: the step "
                   f"takes its arrivals as evenly spread, so the queue and RED's early drops off it read low (by up "
-                  f"to half, measured against ns-3); a step of {s.step / FINER:.3g} s resolves them",
+                  f"to half, measured against ns-3); {remedy}",
                   TCPModelsWarning, stacklevel=4)
 
 

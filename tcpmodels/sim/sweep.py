@@ -24,17 +24,18 @@ import warnings
 
 import numpy as np
 
-from .engine import batches, simulate
+from .. import _checks
+from .engine import as_scenarios, batches, simulate, with_seeds
 from .flows import batch_width
 from .result import SimResult
-from .scenario import Scenario, compute_seconds
+from .scenario import compute_seconds
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: no advisory locks, one sweep per file is on the user
     fcntl = None
 
-__all__ = ["sweep", "SweepTable", "CHUNK_FLOWS", "WORKER_LOSSES"]
+__all__ = ["sweep", "SweepTable", "CHUNK_FLOWS", "WORKER_LOSSES", "WORKERS_PER_CORE", "check_workers"]
 
 # Most flows in a chunk.  A batch amortises numpy's per-step call overhead over
 # its flows: 20-flow scenarios cost 68 ms alone and 5 ms each in a batch of 64
@@ -43,6 +44,8 @@ __all__ = ["sweep", "SweepTable", "CHUNK_FLOWS", "WORKER_LOSSES"]
 # project's 2-core machine, 30-60 s runs).  Smaller chunks lose less to a crash
 # and report progress more often.
 CHUNK_FLOWS = 32_000
+#: Most local worker processes per core a sweep starts (``workers``).
+WORKERS_PER_CORE = 4
 
 # SimResult's summary numbers (not the per-flow arrays or the trace) are a row's results, but its time_step:
 # the column of that name is the scenario's own field (None for the default step, see Scenario.step).
@@ -118,9 +121,11 @@ def sweep(scenarios, *, seeds=None, executor=None, workers=None, progress=True, 
     True
     """
     points = _points(scenarios, seeds)
-    for name, value in (("workers", workers), ("chunk_size", chunk_size)):
-        if value is not None and not (isinstance(value, int) and value >= 1):
-            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    progress = _checks.flag("progress", progress)
+    if workers is not None:
+        check_workers("workers", workers)
+    if chunk_size is not None and not _count(chunk_size):
+        raise ValueError(f"chunk_size must be a whole number >= 1, got {chunk_size!r}")
     if workers is not None and executor is not None:
         raise ValueError("workers: give workers (a local pool) or an executor, not both")
     params = [_parameters(s) for s in points]
@@ -151,6 +156,39 @@ def sweep(scenarios, *, seeds=None, executor=None, workers=None, progress=True, 
         if file is not None:
             file.close()
     return SweepTable(("key", *names, *_RESULTS), tuple(row(i) for i in unique))
+
+
+def _count(value):
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def check_workers(name, value):
+    """``value`` as a count of local worker processes, or ``ValueError`` naming `name` (``sweep``, its command).
+
+    At most :data:`WORKERS_PER_CORE` per core: each is a process of its own (a sweep of many scenarios starts
+    as many as it has chunks), and processes beyond the cores only share them.
+
+    Parameters
+    ----------
+    name : str
+        The argument or option, for the message.
+    value : int
+        Worker processes [-].
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> check_workers("workers", 1)
+    1
+    """
+    top = WORKERS_PER_CORE * (os.cpu_count() or 1)
+    if not _count(value) or value > top:
+        raise ValueError(f"{name} must be a whole number from 1 to {top} ({WORKERS_PER_CORE} per core of this "
+                         f"machine's {top // WORKERS_PER_CORE}), got {_checks.short(value)}")
+    return value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -214,15 +252,8 @@ class SweepTable:
 
 def _points(scenarios, seeds):
     """The scenarios to run, each with its seed."""
-    points = [scenarios] if isinstance(scenarios, Scenario) else list(scenarios)
-    if not points or not all(isinstance(s, Scenario) for s in points):
-        raise ValueError(f"scenarios must be a Scenario or a non-empty sequence of Scenario, got {scenarios!r}")
-    if seeds is None:
-        return points
-    seeds = list(seeds)
-    if not seeds:
-        raise ValueError("seeds must be a non-empty sequence of whole numbers >= 0, got []")
-    return [dataclasses.replace(s, seed=seed) for s in points for seed in seeds]
+    points = as_scenarios("scenarios", scenarios)
+    return points if seeds is None else with_seeds(points, seeds)
 
 
 def _plain(value):
