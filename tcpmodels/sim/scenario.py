@@ -416,7 +416,7 @@ class CoDel(Result):
         _set(self, "target", _positive("target", self.target))
         _set(self, "interval", _positive("interval", self.interval))
         _set(self, "buffer", _whole("buffer", self.buffer, minimum=1))
-        _set(self, "ecn", _flag("ecn", self.ecn))
+        _set(self, "ecn", _checks.flag("ecn", self.ecn))
 
     @property
     def limit(self):
