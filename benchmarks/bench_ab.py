@@ -12,6 +12,9 @@ checkout the minimum and median wall and CPU times [s] and the ratios of
 this checkout's to each other's.  The cases are bench_sim.py's: the
 standard scenario (1000 Tahoe flows, RED, 500 s) and batches of 64 and 256
 of its scenarios (30 s, seeds 0 ..).
+
+Before trying to make the step faster, read what was tried and measured
+(docs/simulator_record.md, its section "Speed": a compiled ACK ring was measured twice and not kept).
 """
 
 import argparse
