@@ -392,7 +392,7 @@ def parse_packets(text, packet_size, option="--buffer", *, what="a buffer", exam
     >>> parse_packets("500p", 576), parse_packets("64kb", 576)
     (500, 113)
     """
-    value, unit = _split(text, option, what, example)
+    _, unit = _split(text, option, what, example)
     packets = parse_buffer(text, packet_size, option, what=what, example=example)
     if unit in _PACKET_UNITS or not unit:
         if packets != _math.floor(packets):
