@@ -46,9 +46,10 @@ def test_halving_the_step_moves_small_window_droptail_loss_by_less_than_5_percen
 # 1.1 %, over 96 at 5 flows about 2.3 %).  At 10 flows the loss goes on rising to a quarter or an eighth of
 # the step, through both the congestion events and the drops per event: the default step spreads an
 # overflow's drops over more of the 10 flows than a finer one.  Why is not isolated; what was measured and
-# tried (the overflow counted packet by packet, a fixed phase per flow, the ACK ring's rounding, the
-# receivers' at-once ACKs above a hole, PRR, the access links, the delayed-ACK timer's race) is in
-# docs/simulator_record.md ("The tests' earlier figures").  The bound is the issue's 5 %.
+# tried (the overflow counted packet by packet, a fixed phase per flow, a flow's bursts as one train, the ACK
+# ring's rounding and its split, the receivers' at-once ACKs above a hole, PRR, the access links, the
+# delayed-ACK timer's race) is in docs/simulator_record.md ("The tests' earlier figures").  The bound is the
+# issue's 5 %.
 FEW_LARGE = {5: range(101, 197), 10: range(1, 49)}
 
 
