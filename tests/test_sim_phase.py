@@ -137,32 +137,13 @@ def _runs(phase_effect):
     return [_digest(r) for r in runs]
 
 
-# The same runs' digests measured on main at a6da10c, before drop-tail had a phase effect
-# (the first is test_sim_prr's drop-tail digest then; the phase draw has a stream of its own),
-# but for the three PRR runs, which changed when PRR began to take a step's ACKs of a flow one at
-# a time (Sender.reduce_proportionally; before: 056748377fef9638, 76fc4befa4f2a741, 469b18a0a98be739),
-# and the first and last, whose default steps became a quarter of a flow's packet spacing where the
-# windows are small (Scenario.step: 14.4 -> 11.52 ms and 9.216 -> 6.912 ms; the replica's 4 ms is
-# unchanged; before: b11f3a864afba4cb, 0b2f5fd49f8db7eb).
-# All five changed when round trips came to hold the packet's and its ACK's serialization
-# (Scenario.serialization); before: 9a4fe8c89766e7c6, 1b3772abde12d814, 7b8ef64388ebf196,
-# 1260a25da0b8979c, 185d86013d7e6786.  The replica's three changed again when its step became 0.49 of
-# the 1 Mbit/s access link's 4.6 ms a packet (Scenario.step: 4 -> 2.26 ms; before: 9a18933716dbf687,
-# 6b4f15606973b2e4, cba276375038e5e4).  All five changed when a time-out's first retransmission came
-# to be ACKed at once where it fills the receiver's hole (AckRing.forget's restart); before:
-# 304c7db4ba110c96, 90dec397092d1f82, 987507c654f91d11, eb3535566df701cd, 33cfb9b60bec5c21.  The
-# replica's three changed when a lost retransmission's timer came to run from the first duplicate
-# ACK, not the fast retransmit (Sender._timer_base); before: 45029fc620abb697, 5ae233c6c5b14e00,
-# fbab0cea4e6e0e13.  And again when flows that count their duplicate ACKs came to decide at the step
-# the threshold-th comes, before sending (Sender.decide_on_dupacks); before: 414ce44b0d85c147,
-# c15bf5fa00ff8534, 3ae50201d577cf34.
-# All five changed again when the receivers' delayed-ACK timer came to race the next packet and windows
-# to grow per ACK (AckRing._delay_acks, Sender._acks_counted); before: e9a186fdb081a59c, b8cd3902cd5466fe,
-# 58423bcd77afdb1e, 463f9ab73d5c9926, 506694216a83a2d2.
-# All five changed when a time-out's retransmissions came to be ACKed at once only where they fill a hole
-# below data the receiver holds, each a whole ACK's growth, every such hole with a SACK scoreboard kept
-# (AckRing.covered, AckRing._refill); before: 303befdae1f6e260, c6f7727ee17c20b4, 42e556fa8e1de8b2,
-# 4732697aeff1c2d3, d84e92553d39e0ec.
+# The same runs' digests as the engine gives them without the phase effect (main at a6da10c, before
+# drop-tail had one, but for what came after it that these runs meet: PRR taking a step's ACKs of a flow
+# one at a time, the step's rules, round trips holding the serialization, a time-out's retransmissions
+# ACKed at once where they fill a hole, a lost retransmission's timer from the first duplicate ACK, the
+# decision at the threshold-th duplicate ACK, the delayed-ACK timer's race, a time-out's refills).  Each
+# of those changed some of these digests, and its commit updated them; the digests before are in this
+# file's history.
 BEFORE = ["5c928d0eddf0ba16", "19c028a396dd42e9", "7e32f30551c47595", "e9a79f521494b689", "4970d3e0082fdaca"]
 
 

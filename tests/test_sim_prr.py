@@ -27,47 +27,17 @@ GRID = {
     "transfers": sim.Scenario(**BASE, queue=RED, sender=_rfc6675(), workload=sim.FiniteTransfers(size=30)),
     "mixed": sim.Scenario(**BASE, queue=RED, senders=[(10, _rfc6675()), (10, sim.Reno())]),
 }
-# The grid's digests: RFC 6675 recovery is the engine before PRR (NewReno with SACK then
-# always recovered as RFC 6675 does: main at 3b8b062, drop-tail's from 945b48e, numpy
-# 2.2-2.5, Python 3.10-3.13) but for the receiver: every digest changed (these are the new
-# ones) when receivers began to ACK out-of-order data and the hole-filling packet at once
-# (RFC 5681 4.2; AckRing.lost/repaired), as every grid row delays its ACKs and loses packets.
-# Before that: droptail 2ead50b397c1c9a7, red 769f32838051cc0c, red-ecn d76fc78c9d7ce0cd,
-# link-loss 8af54a239ef2c2cf, transfers 02a6a65a1edcf458, mixed bed7c122f618b5fe, float32 93b08c7c793180a0.
-# They changed again (all) when a step whose packets of a flow were all lost stopped making its
-# receiver act (AckRing.first_lost, the delayed-ACK timer); before: droptail 7426c17f40542805,
-# red 378171b9551dc8ca, red-ecn b3f0eb1203bc89eb, link-loss 06ac45dff8149015, transfers
-# 22013c71a1f04775, mixed f08151c2e47a53d8, float32 21f4959c6aa27840.
-# Drop-tail's changed again when its overflow began to fall by the flows' phase in the packet
-# service time (drops.slot_weights, tests/test_sim_phase.py); before: droptail b11f3a864afba4cb.
-# And again when an overflowing step came to be resolved packet by packet (drops.fifo_drops); before:
-# droptail 6e844a79e4ab5886.
-# And again when the default step became at most a quarter of a flow's packet spacing where drop-tail's
-# windows are small (Scenario.step: 14.4 -> 11.52 ms; the RED rows' steps hold); before: droptail
-# 49740164603552f8.
-# All changed when round trips came to hold the packet's and its ACK's serialization
-# (Scenario.serialization); before: droptail 3b6fc425723b3393, red 419d1d468ec9fe5d, red-ecn
-# 1143693fd07b6ae3, link-loss a568b57fa6cbe12d, transfers 90cc8680224bee1a, mixed 8cd8c75e0afe0001,
-# float32 64b16500ab777c05.
-# The RED rows changed when RED stopped judging early the arrivals that find at most one packet
-# queued (ns-2's and ns-3's qlen > 1; queues.JUDGED_ABOVE), which these swinging queues meet;
-# before: red 84e79dc36dd427e5, red-ecn c4c435def6b7d5b7, link-loss 019245c8ee88e718, transfers
-# bc0da3d1c72261d1, mixed e16c5cfaa2c00adb, float32 a834ac185bf51625.
-# All changed when a time-out's first retransmission came to be ACKed at once where it fills the
-# receiver's hole (AckRing.forget's restart); before: droptail 44d63769d1c8f92d, red b0a2fb1819d3a296,
-# red-ecn 5a0296212cd46356, link-loss acc80c928bde1e4e, transfers 99cd4b5bc0c7fcdb, mixed
-# 3c1fc88cbcb81bf4, float32 fc5084b17e8f62ef.
-# All changed when the receivers' delayed-ACK timer came to race the next packet and windows to grow per
-# ACK (AckRing._delay_acks, Sender._acks_counted); before: droptail fe99490ff517e6f5, red 96bb4d4c6bfe51ec,
-# red-ecn 8a51cd5c0fc062ce, link-loss ebf975d2966c2e60, transfers 7ee029d38f180dad, mixed
-# 998c5c3c691be713, float32 414b3948cbc55c16.
-# All changed when a time-out's first retransmission came to be ACKed at once only where it fills a
-# hole below data the receiver holds, with a whole ACK's growth (AckRing.covered, AckRing._refill;
-# RFC 6675 recovery resends by go-back-N); before: droptail c875726242cb0278, red 13661841a4b3394f,
-# red-ecn 706ca951b9cddf8b, link-loss cb3c343f40fd9b76, transfers 5b10ade13b8abb9f, mixed
-# fd2e6afb4e3595bc, float32 f5b717dcfe4b048e.
-# Drop-tail's changed when an ACK's SACK blocks came to delay the packets it releases (AckRing.blocks,
-# queues._DropTail._arrivals; tests/test_sim_sack_phase.py); before: droptail 89fc7667a97a2a15.
+# The grid's digests.  RFC 6675 recovery is the engine before PRR (NewReno with SACK then always
+# recovered as RFC 6675 does: main at 3b8b062, numpy 2.2-2.5, Python 3.10-3.13) but for what every SACK
+# sender has gained since: receivers that ACK out-of-order data and the hole-filling packet at once
+# (AckRing.lost/repaired) and a step lost whole that makes its receiver act not at all (AckRing.first_lost);
+# drop-tail's phase effect, resolved packet by packet (drops.fifo_drops); a step of at most a quarter of a
+# flow's packet spacing where drop-tail's windows are small (Scenario.step); round trips holding the
+# serialization; RED sparing arrivals at a queue of one packet (queues.JUDGED_ABOVE); a time-out's first
+# retransmission ACKed at once where it fills a hole (AckRing.forget's restart), then its refills
+# (AckRing._refill); the delayed-ACK timer's race (AckRing._delay_acks); an ACK's SACK blocks delaying the
+# packets it releases (AckRing.blocks).  Each changed some of these digests, and its commit updated them; the
+# digests before are in this file's history.
 MAIN = {"droptail": "a3e560e30ac6f135", "red": "89e16cd64727dbf0", "red-ecn": "047fc6fe94b227bb",
         "link-loss": "c8a87b1b1aa930a0", "transfers": "1d47b7ee1cb65a30", "mixed": "858f06c7f04cf3fe",
         "float32": "4d689b8de980a610"}
