@@ -31,11 +31,12 @@ pytestmark = pytest.mark.slow
 # work, and 80 s of a 10 ms link hold thousands of congestion events on the goal's rows: at 200 s (seed 1)
 # loss -9.7 ... +6.3 %, queue -6.7 ... +5.3 %, time-outs x0.80-0.97, each row's loss error within 1.3
 # points of its 100 s one (drop-tail at 40 flows).
-# Halving the step (issue 12: by under 5 %; not repeated here, 256 runs of 200 s): seeds 1-4, 200 s, the
-# mean's change and its standard error: every RED, gentle and ECN row within 1.1 % on loss and 0.7 % on the
-# queue; drop-tail at 20-200 flows -2.0 ... +3.7 % on loss (20 flows +3.7, SE 1.7), queue within 0.6 %; at 5
-# and 10 flows (loss below 0.1 %: a few dozen and a few hundred drops a run) -9.4 (SE 5.1) and +6.4 % (SE
-# 2.5), which tests/test_sim_step.py measures over 96 and 48 seeds (10 flows a strict expected failure).
+# Halving the step (issue 12: by under 5 %; validation/step_halving.py, 256 runs of 200 s, too long to
+# repeat here), seeds 1-4, 200 s, the mean's change and its standard error: every RED, gentle and ECN row
+# within 1.1 % on loss and 0.7 % on the queue; drop-tail at 20-200 flows -2.0 ... +3.7 % on loss (20 flows
+# +3.7, SE 1.7), queue within 0.6 %; at 5 and 10 flows (loss below 0.1 %: a few dozen and a few hundred drops
+# a run) -9.4 (SE 5.1) and +6.4 % (SE 2.5), which tests/test_sim_step.py measures over 96 and 48 seeds (10
+# flows a strict expected failure).
 # The figures before, commit by commit, and what moved them: docs/simulator_record.md ("The tests' earlier
 # figures").
 @pytest.fixture(scope="module")
