@@ -18,9 +18,8 @@ pytestmark = pytest.mark.slow
 
 # A run's loss and queue vary by 3-5 % from seed to seed here, so the halvings pool seeds: 4 a case, 16 for
 # V3, whose queue of 7 packets varies by 4-6 % (standard error of its halving about 1.9 %), and for the few
-# fast flows (their 32 runs of 200 s take about 20 s).  The figures in the tests below were measured on
-# 9da03be with these seeds; those before, commit by commit: docs/simulator_record.md ("The tests' earlier
-# figures").
+# fast flows.  The figures in the tests below were measured on 9da03be with these seeds; those before, commit
+# by commit: docs/simulator_record.md ("The tests' earlier figures").
 SEEDS = {"V3": range(1, 17), "few flows": range(1, 17)}
 
 
