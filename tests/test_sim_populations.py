@@ -27,16 +27,12 @@ def test_mixed_population_gives_results_per_group():
     assert (sack.n_flows, tahoe.n_flows) == (10, 20) and isinstance(tahoe.sender, sim.Tahoe)
     assert sack.goodput == pytest.approx(r.goodput[:10].mean())
     assert tahoe.window == pytest.approx(r.flow_window[10:].mean())
-    # One loss law at the queue, two recoveries: SACK repairs without the time-outs
-    # Tahoe takes on a second loss in a window (measured on 3819adb 0.0008 against 0.0114 per
-    # packet; bb89f7d 0.0017 against 0.0108; before drop-tail's phase effect, a6da10c, 0.0004
-    # against 0.011; seeds 0-15 on e2af9e4 0.0006-0.0023 against 0.0095-0.0278, on 6c294b2 (a
-    # time-out's refills) 0.0007-0.0040 against 0.0092-0.0235, 2.3x apart at the least: 2x leaves
-    # room for seeds), and so takes more of the link.  Per flow, the groups' medians: the phase
-    # effect lets one flow escape with much of the link, and its group's mean follows it (the
-    # means 34.8 against 35.0 at seed 8 on e2af9e4).  The medians, seeds 0-15: on e2af9e4 31.9-47.3
-    # against 12.3-18.8 packets/s (1.98x or more); on 6c294b2, where Tahoe's go-back-N refill grows
-    # its restart faster, 26.5-41.3 against 14.7-24.7 (1.13-2.49x; 1.55x at seed 0, the test's).
+    # One loss law at the queue, two recoveries: SACK repairs without the time-outs Tahoe takes on a
+    # second loss in a window, and so takes more of the link.  Measured on 572a242, seeds 0-15: time-outs
+    # per packet 0.0005-0.0033 against 0.0087-0.0247, 2.6x apart at the least (2x leaves room for seeds).
+    # Per flow, the groups' medians: the phase effect lets one flow escape with much of the link, and its
+    # group's mean follows it.  The medians, seeds 0-15: 26.2-37.5 against 15.7-22.7 packets/s, 1.35-2.33x
+    # (1.35x at seed 0, the test's).  The figures before: docs/simulator_record.md ("The tests' earlier figures").
     assert sack.timeouts_per_packet * 2 < tahoe.timeouts_per_packet
     assert np.median(r.goodput[sack.flows]) > np.median(r.goodput[tahoe.flows])
     packets = sum(g.loss_rate * r.flow_packets[g.flows].sum() for g in r.groups)
@@ -47,10 +43,9 @@ def test_same_variant_with_other_flags_is_its_own_group():
     s = sim.Scenario(**BASE, senders=[(15, sim.Tahoe()), (15, sim.Tahoe(go_back_n=True))])
     r = sim.simulate(s, check=True)
     # go-back-N repairs further losses of a window by slow start: fewer time-outs (Tahoe's doc: 1.2-4.2x).
-    # Per flow, the groups' medians: drop-tail's phase effect lets one flow escape with a third of
-    # the link and few time-outs, and its group's pooled rate would follow it (medians measured on
-    # 3819adb 0.0137 against 0.0050, seeds 0-7 1.2-3.4x: all 8 hold; bb89f7d 0.0208 against 0.0108,
-    # seed 7 0.8x).
+    # Per flow, the groups' medians: drop-tail's phase effect lets one flow escape with a third of the link
+    # and few time-outs, and its group's pooled rate would follow it.  Measured on 572a242: the medians 0.0189
+    # against 0.0073 at seed 0, 1.1-3.0x over seeds 0-7.
     per = r.flow_timeouts / r.flow_packets
     assert np.median(per[r.groups[1].flows]) < np.median(per[r.groups[0].flows])
 
@@ -66,13 +61,11 @@ def test_mixed_batches_follow_their_members():
 @pytest.mark.parametrize("rtt", [[0.02] * 10 + [0.05] * 10 + [0.1] * 10, [0.02, 0.05, 0.1]],
                          ids=["per-flow", "per-group"])
 def test_explicit_rtts_are_used_as_given(rtt):
-    # Without drop-tail's phase effect: the flows of a group share their RTT and so their
-    # phase in the packet service time, and with it a whole group wins or loses the full
-    # buffer's places; measured with it (3819adb, seeds 0-3, packets/s per flow of the 20, 50
-    # and 100 ms groups): 84.1/17.3/7.0, 33.9/16.6/58.0, 20.0/69.0/19.5, 82.3/15.3/11.0, i.e.
-    # the phase decides each run (Floyd & Jacobson 1992) and the 1/RTT bias shows only in the
-    # mean (55.1 > 29.6 > 23.9; 21ce6ba, before the serialization: 39.0 < 44.7 > 24.8).  The
-    # bias is what this test checks.
+    # Without drop-tail's phase effect: the flows of a group share their RTT and so their phase in the
+    # packet service time, and with it a whole group wins or loses the full buffer's places.  Measured with
+    # it (572a242, seeds 0-3, packets/s per flow of the 20, 50 and 100 ms groups): 85.7/13.5/9.4,
+    # 38.1/14.1/56.4, 19.4/71.5/17.6, 83.3/16.0/9.2, i.e. the phase decides each run (Floyd & Jacobson 1992)
+    # and the 1/RTT bias shows only in the mean (56.6 > 28.7 > 23.2).  The bias is what this test checks.
     queue = sim.DropTail(buffer=40, phase_effect=False)
     s = sim.Scenario(**{**BASE, "rtt": rtt, "queue": queue}, senders=[(10, sim.NewReno())] * 3)
     # The step: half the smallest RTT, or less where the 40-packet buffer drains faster, and here, where a
@@ -81,11 +74,10 @@ def test_explicit_rtts_are_used_as_given(rtt):
     assert s.step == min(0.01, s.drain_time / 4, s.n_flows / (4 * s.capacity)) == pytest.approx(0.006912)
     runs = sim.simulate(s, seeds=range(4), check=True)
     assert all(np.array_equal(r.rtt, np.repeat([0.02, 0.05, 0.1], 10)) for r in runs)
-    # Short RTTs take more of the link (TCP's 1/RTT bias, Morris 1999 sec. 2.1), on average over
-    # four seeds: one 30 s run can tie or swap two groups (measured on 3819adb, seeds 0-3:
-    # 52.1/34.0/22.5, 56.0/29.9/22.6, 46.0/37.5/25.0, 44.9/36.6/27.0, mean 49.8/34.5/24.3; 21ce6ba,
-    # before the serialization: 42.3/45.0/21.2 ... mean 48.4/37.8/22.3; an earlier engine tied the
-    # 50 and 100 ms groups at seed 0, 28.1 and 28.2).
+    # Short RTTs take more of the link (TCP's 1/RTT bias, Morris 1999 sec. 2.1), on average over four
+    # seeds, as one 30 s run can tie or swap two groups (an earlier engine tied the 50 and 100 ms groups at
+    # seed 0).  Measured on 572a242, seeds 0-3: 51.5/37.4/19.5, 47.3/35.1/26.0, 52.2/31.3/25.0,
+    # 53.1/31.7/23.7, mean 51.0/33.9/23.6.
     g = np.mean([[x.goodput for x in r.groups] for r in runs], axis=0)
     assert g[0] > g[1] > g[2]
 
