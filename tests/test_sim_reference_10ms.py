@@ -83,7 +83,7 @@ def test_drop_tail_fairness_matches_reference(ns3_runs):
     # ... 200: +0.084, +0.095, +0.034, +0.014, +0.016, +0.035, -0.024, +0.068, -0.006).  The bound, 0.15,
     # fails what came before a flow's packets kept service times of their own (queues._DropTail._apart):
     # the escaping flow's packets, laid on each other by the step's folding, dropped one another, and 40 and
-    # 80 flows read 0.74 and 0.66 against ns-3's 0.38 and 0.46.
+    # 80 flows read 0.74 and 0.66 against ns-3's 0.38 and 0.46 (seeds 1-2).
     for key, r in ns3_runs.items():
         if key.startswith("droptail"):
             assert r.jain_index == pytest.approx(ROWS[key][1]["jain"], abs=0.15), key

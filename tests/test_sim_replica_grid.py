@@ -158,7 +158,8 @@ def test_simulator_meets_issue_12_goals_with_few_fast_flows(name):
     # order below: queue -0.0, -3.3, +4.0, +1.1 %, utilization 0.9998, 0.9931, 0.9992, 0.9999 against 0.9998,
     # 0.9998, 0.9980, 1.0000, loss 1.00, 1.61, 1.90, 1.80x ns-3's.  One flow's 200 s is a handful of sawteeth,
     # and its utilization turns on whether one of them goes wrong: at 10 Mbit/s and 50 ms, seed 2, the three
-    # lone ACKs of its start (the receiver's timer's, each a whole ACK's growth) took it from 0.9976 to 0.9827.
+    # lone ACKs of its start (the receiver's timer's, each a whole ACK's growth) took it from 0.9976 to 0.9827
+    # when the receivers' timer came to race the next packet.
     rows = FEW_FAST[name]
     runs = sim.simulate([sim_grid.scenario(rows[0], "prr-ns3.44", seed) for seed in SEEDS])
     assert sim_grid.misses(sim_grid.reference(rows), sim_grid.simulated(runs)) == {}

@@ -39,17 +39,16 @@ def test_halving_the_step_moves_small_window_droptail_loss_by_less_than_5_percen
 
 
 # Few flows with large windows (the 10 ms drop-tail rows at 5 and 10 flows, as the references' rows run: phase
-# effect on; ns-3's windows 103 and 50 packets, loss below 0.1 %: 26 and 228 drops a run), over so many seeds
-# that the change is measured, not the seed spread.  Measured on 9da03be, loss / queue at half the default
-# step (4 ms, half the smallest RTT) against it: 5 flows (seeds 101-196) -0.6 / -0.1 %; 10 flows (seeds 1-48)
-# +6.9 / -0.1 %, and +4.9 % on loss over seeds 49-96 (the standard error of a change over 48 seeds about
-# 1.1 %, over 96 at 5 flows about 2.3 %).  At 10 flows the loss goes on rising to a quarter or an eighth of
-# the step, through both the congestion events and the drops per event: the default step spreads an
-# overflow's drops over more of the 10 flows than a finer one.  Why is not isolated; what was measured and
-# tried (the overflow counted packet by packet, a fixed phase per flow, a flow's bursts as one train, the ACK
-# ring's rounding and its split, the receivers' at-once ACKs above a hole, PRR, the access links, the
-# delayed-ACK timer's race) is in docs/simulator_record.md ("The tests' earlier figures").  The bound is the
-# issue's 5 %.
+# effect on; ns-3's windows 103 and 50 packets, loss below 0.1 %: 26 and 228 drops a run), over so many seeds that
+# the change is measured, not the seed spread.  Measured on 9da03be, loss / queue at half the default step (4 ms,
+# half the smallest RTT) against it: 5 flows (seeds 101-196) -0.6 / -0.1 %; 10 flows (seeds 1-48) +6.9 / -0.1 %,
+# and +4.9 % on loss over seeds 49-96 (the standard error of a change over 48 seeds about 1.1 % at 10 flows, over
+# 96 about 2.3 % at 5, as measured on 6c294b2 and ff8eea5).  At 10 flows the loss goes on rising to a quarter or an
+# eighth of the step, through both the congestion events and the drops per event: the default step spreads an
+# overflow's drops over more of the 10 flows than a finer one.  Why is not isolated; what was measured and tried
+# (the overflow counted packet by packet, a fixed phase per flow, a flow's bursts as one train, the ACK ring's
+# rounding and its split, the receivers' at-once ACKs above a hole, PRR, the access links, the delayed-ACK timer's
+# race) is in docs/simulator_record.md ("The tests' earlier figures").  The bound is the issue's 5 %.
 FEW_LARGE = {5: range(101, 197), 10: range(1, 49)}
 
 
