@@ -15,7 +15,8 @@ utilization within 0.02.  ``validation/ns3_grid2.csv`` holds a second set of ten
 once the simulator met the goals on the first (a T1 link, a 400 ms path, 45
 Mbit/s, 500 and 1000 flows, two flows at their 64 KB windows, ECN at 100 ms),
 held to the same goals, and ``validation/ns3_grid3.csv`` a third set of ten, run
-once the simulator met them on the second but its known misses.
+once the simulator met them on the second but its known misses; three more
+(``ns3_grid4.csv`` to ``ns3_grid6.csv``) are described where they are read.
 """
 
 import importlib.util
@@ -53,6 +54,12 @@ GRID4 = sim_grid.configurations(sim_grid.GRID.parent / "ns3_grid4.csv")
 # Three ECN rows run after that reduction went by PRR, to check it out of sample (validation/ns3_grid5.csv, --set
 # grid5, seeds 1-2; ns-3's PRR).
 GRID5 = sim_grid.configurations(sim_grid.GRID.parent / "ns3_grid5.csv")
+# A sixth set (validation/ns3_grid6.csv, --set grid6, seeds 1-2; 1-6 for the five flows), run on 38015ce once the
+# simulator met the goals on the first five but their known misses, in regimes none of them holds: 5 and 500 ms,
+# 200 Mbit/s, 1500 flows, five flows that window scaling lets fill a drop-tail buffer of 0.05 BDP, RED with max_p
+# 0.5, round trips over 50-150 % of their mean.  7 of its 10 rows met every goal the first time; the other three
+# are in KNOWN_MISSES.
+GRID6 = sim_grid.configurations(sim_grid.GRID.parent / "ns3_grid6.csv")
 # Issue 12's queue-motion rows as the references' set-up runs them (validation/ns3_motion.csv: ns-3's classic
 # recovery, as the references ran; RED 5/217/0.02, 20-60 flows, 10-100 Mbit/s, 100-200 ms, 576 and 1500 bytes).
 MOTION = sim_grid.configurations(sim_grid.GRID.parent / "ns3_motion.csv")
@@ -66,6 +73,8 @@ MOTION = sim_grid.configurations(sim_grid.GRID.parent / "ns3_motion.csv")
 #   GRID3 (10): loss -12.2 ... +6.1 %, queue -10.3 ... +3.1 %, time-outs x0.91-1.00, utilization within 0.007;
 #   GRID4 (8): loss -7.3 ... +5.0 %, queue -5.6 ... +9.3 %, time-outs x0.91-1.03, utilization within 0.005;
 #   GRID5 (3): loss -2.7 ... +5.2 %, queue -10.9 ... +4.0 %, utilization within 0.006.
+# Measured on 38015ce: GRID6 (10), but the three rows of KNOWN_MISSES: loss -4.9 ... +1.9 %, queue -5.8 ... +13.8 %
+#   (the five flows' row the highest), time-outs x0.91-1.00, utilization within 0.009.
 # The figures before, set by set and commit by commit: docs/simulator_record.md ("The tests' earlier figures").
 # Each known miss: the goal a configuration misses, and why.
 KNOWN_MISSES = {
@@ -81,10 +90,27 @@ KNOWN_MISSES = {
         "loses decides the loss and the link's use, and turns on the two round trips drawn (ns-3 seed 1 loss "
         "1.0e-3, busy 0.703; seed 2 2.0e-4, 0.942); the simulator's own draws 3.8e-4 (-36 %), 0.856 against "
         "0.822; with ns-3's own round trips see tests/test_sim_receive_window.py")),
+    "dt_50ms_100M_1500_N5_q005": (("utilization",), (
+        "5 flows, 100 Mbit/s, 40-60 ms, drop-tail of 21 packets (0.05 BDP), windows only the network limits: "
+        "ns-3's seeds 1-6 read 0.846, 0.503, 0.702, 0.587, 0.615, 0.857 busy (mean 0.685), the low ones with "
+        "more loss (up to 8.4e-4 against 2.5e-4) and their flows' windows travelling as trains that overflow the "
+        "buffer together (seed 2: 16 drops of all five flows within 3 ms, their windows adding to 0.54 BDP); the "
+        "simulator reads 0.83-0.87 on seeds 1-8 (loss 1.9-2.7e-4), ns-3's busy mode, at every step from 2.5 to "
+        "0.63 ms")),
+    "red_500ms_576_N30": (("queue",), (
+        "30 flows, 10 Mbit/s, 400-600 ms, RED 20/600/0.05, the link just below full load (ns-3 0.964 busy, its "
+        "queue 19.4 under min_th): run again at an eighth of the step, whose service is 37.5 packets, the queue "
+        "reads 15.9 (-18 %); a sixteenth 17.5 (-10 %), a thirty-second 17.7")),
+    "red_300ms_20M_1500_ecn_N10": (("queue",), (
+        "10 flows with ECN, 20 Mbit/s, 240-360 ms, RED 20/250/0.1, below full load (ns-3 0.913 busy, queue 8.1): "
+        "at an eighth of the step, whose service is 15.6 packets, the queue reads 6.7 (-17 %); a sixteenth 7.7 "
+        "(-5 %), a thirty-second 7.5.  A sixteenth wherever the eighth leaves the queue under half a step's "
+        "service would mend both RED rows but take three motion rows out of the utilization goal (0.801, 0.830 "
+        "and 0.695 against ns-3's 0.822, 0.851 and 0.731: their links idle more at every finer step)")),
 }
 
 
-ALL = {**GRID, **GRID2, **GRID3, **GRID4, **GRID5}
+ALL = {**GRID, **GRID2, **GRID3, **GRID4, **GRID5, **GRID6}
 
 
 @pytest.fixture(scope="module")
