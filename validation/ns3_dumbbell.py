@@ -249,12 +249,16 @@ def _grid():
 GRID = _grid()
 
 
+def _network_limited(cfg):
+    """``cfg`` with a receive window of 4 BDP (window scaling on): the network, not the receiver, limits the window."""
+    return dataclasses.replace(cfg, rwnd=int(4 * cfg.bdp * (cfg.packet_size - 40)))
+
+
 def _few_fast(name, n, bw, rtt, pkt, **kw):
     # The seed papers' regime (issue 12): one to three flows whose windows the network, not the
-    # receiver, limits (rwnd 4 BDP, window scaling on), through a drop-tail buffer of one BDP.
-    bdp = bw / (8 * pkt) * rtt
-    return Config(name, n, bw, rtt, packet_size=pkt, queue="droptail", limit=round(bdp),
-                  rwnd=int(4 * bdp * (pkt - 40)), **kw)
+    # receiver, limits, through a drop-tail buffer of one BDP.
+    cfg = Config(name, n, bw, rtt, packet_size=pkt, queue="droptail", **kw)
+    return _network_limited(dataclasses.replace(cfg, limit=round(cfg.bdp)))
 
 
 # Long runs: a lone flow's sawtooth from one BDP to two takes two BDPs of round trips (its window grows by half a
@@ -356,19 +360,18 @@ def _grid6():
     long_ = dict(duration=150.0, warmup=40.0)
     short = dict(duration=100.0, warmup=30.0)
     slow = dict(duration=300.0, warmup=80.0)  # (round trips of 300-500 ms: as many of them as the others' runs)
-    scaled = lambda bw, rtt, pkt: int(4 * bw / (8 * pkt) * rtt * (pkt - 40))  # noqa: E731  rwnd of 4 BDP
     return [
         Config("dt_5ms_50M_1500_N100_q200", 100, 50e6, 0.005, 0.4, 1500, "droptail", 200, **short),
-        Config("dt_50ms_100M_1500_N5_q005", 5, 100e6, 0.05, 0.4, 1500, "droptail", 21,
-               rwnd=scaled(100e6, 0.05, 1500), **long_),                                   # 0.05 BDP (417)
+        _network_limited(Config("dt_50ms_100M_1500_N5_q005", 5, 100e6, 0.05, 0.4, 1500, "droptail", 21,
+                                **long_)),                                                  # 0.05 BDP (417)
         Config("red_500ms_576_N30", 30, 10e6, 0.5, 0.4, 576, "red", 2400, 20, 600, 0.05, **slow),
         Config("red_40ms_200M_1500_gentle_N100", 100, 200e6, 0.04, 0.4, 1500, "red", 1200, 30, 300, 0.1, gentle=1,
                **short),
         Config("dt_20ms_576_N1500_q500", 1500, 10e6, 0.02, 0.4, 576, "droptail", 500, **short),
         Config("red_15ms_576_N60_maxp05", 60, 10e6, 0.015, 0.4, 576, "red", 400, 10, 100, 0.5, **short),
         Config("dt_120ms_576_N10_bdp2", 10, 10e6, 0.12, 0.4, 576, "droptail", 520, duration=200.0, warmup=50.0),
-        Config("red_300ms_20M_1500_ecn_N10", 10, 20e6, 0.3, 0.4, 1500, "red", 1000, 20, 250, 0.1, ecn=1,
-               rwnd=scaled(20e6, 0.3, 1500), **slow),
+        _network_limited(Config("red_300ms_20M_1500_ecn_N10", 10, 20e6, 0.3, 0.4, 1500, "red", 1000, 20, 250, 0.1,
+                                ecn=1, **slow)),
         Config("red_80ms_50M_576_gentle_N150", 150, 50e6, 0.08, 0.4, 576, "red", 2000, 50, 500, 0.1, gentle=1,
                **short),
         Config("dt_100ms_576_N40_spread1", 40, 10e6, 0.1, 1.0, 576, "droptail", 217, **long_),
