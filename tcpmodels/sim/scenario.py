@@ -194,6 +194,11 @@ class RED(Result):
     ----------
     min_th, max_th : float
         Thresholds on the average queue [packets], ``0 <= min_th < max_th``.
+        The average is of the whole queue.  A router's RED above a device
+        queue judges only its own packets: ns-3's ``RedQueueDisc`` above a
+        1-packet device queue meets a busy link's queue a packet lower, which
+        thresholds a packet higher reproduce (``validation/sim_grid.py``: the
+        motion rows' queue -6 ... +2 % against -14 ... -1 %).
     max_p : float
         Drop probability at ``max_th`` [-], in (0, 1].
     weight : float
