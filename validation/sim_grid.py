@@ -15,8 +15,9 @@ rtt_spread, packet_size, access_rate = max(10 C / N, 1 Mbit/s), start_spread
 ``sim.RED(...)`` with the same max_p, weight, gentle, ECN and hard limit and
 its thresholds a packet higher (the replica's RED judges its queue disc's
 packets, not the one its device queue holds below it, and the simulator's
-RED the whole queue: see ``DEVICE_QUEUE``), or ``sim.CoDel(...)`` with the same target, interval and ECN (its buffer
-the limit and the device queue's place, as drop-tail's).  Sender: ``sim.NewReno(sack=True, ecn=..., max_window=W)`` with
+RED the whole queue: see ``DEVICE_QUEUE``), or ``sim.CoDel(...)`` with the
+same target, interval and ECN (its buffer the limit and the device queue's
+place, as drop-tail's).  Sender: ``sim.NewReno(sack=True, ecn=..., max_window=W)`` with
 W = 65535 // (packet_size - 40), ns-3's window without window scaling (122
 segments at 576 bytes, 44 at 1500), once with the default recovery (RFC 6937
 PRR) and once with ``recovery="prr-ns3.44"``; seeds 1 and 2 batched in one
@@ -41,7 +42,7 @@ from tcpmodels import sim
 # drop-tail buffer has a place more, and RED, which judges the queue disc's packets only, meets a given queue a
 # packet below where the simulator's RED (the whole queue) does, so its thresholds are a packet higher here.
 # Measured on fe3f16f (seeds 1-2) against RED judging the whole queue: the motion rows' queue from -14 ... -1 % to
-# -7 ... +2 %, utilization from within 0.012 of ns-3's to within 0.008 (the 100 Mbit/s row 0.720 to 0.729
+# -6 ... +2 %, utilization from within 0.012 of ns-3's to within 0.008 (the 100 Mbit/s row 0.720 to 0.729
 # against 0.731), 5 RED flows at 200 ms -15 to -7 % (0.872 to 0.889 busy against 0.889); the other RED rows of
 # the six sets moved loss by -1.7 ... +1.5 points, queue by -2.8 ... +5.2 and utilization by -0.006 ... +0.003
 # (docs/simulator_record.md, "RED judges the queue disc's packets").
@@ -77,8 +78,8 @@ def scenario(row, recovery, seed, window=None, **kw):
                           buffer=int(row["limit"]) + DEVICE_QUEUE)
     else:
         queue = sim.RED(min_th=float(row["min_th"]) + DEVICE_QUEUE, max_th=float(row["max_th"]) + DEVICE_QUEUE,
-                        max_p=float(row["max_p"]),
-                        weight=float(row["weight"]), gentle=bool(int(row["gentle"])), ecn=ecn, buffer=int(row["limit"]))
+                        max_p=float(row["max_p"]), weight=float(row["weight"]), gentle=bool(int(row["gentle"])),
+                        ecn=ecn, buffer=int(row["limit"]))
     if window is None:  # ns-3's receive window (64 KB unless the row scales it: ns3_few_fast.csv)
         window = int(row.get("rwnd") or 65535) // (int(pkt) - 40)
     sender = sim.NewReno(sack=True, ecn=ecn, recovery=recovery, max_window=window)

@@ -197,8 +197,9 @@ class RED(Result):
         The average is of the whole queue.  A router's RED above a device
         queue judges only its own packets: ns-3's ``RedQueueDisc`` above a
         1-packet device queue meets a busy link's queue a packet lower, which
-        thresholds a packet higher reproduce (``validation/sim_grid.py``: the
-        motion rows' queue -6 ... +2 % against -14 ... -1 %).
+        thresholds a packet higher approximate (``validation/sim_grid.py``:
+        the motion rows' queue -6 ... +2 % off ns-3's, against -14 ... -1 %
+        with the thresholds as given).
     max_p : float
         Drop probability at ``max_th`` [-], in (0, 1].
     weight : float
