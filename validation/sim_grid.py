@@ -40,12 +40,8 @@ from tcpmodels import sim
 
 # The replica's bottleneck device queue holds one packet beside its queue disc's limit (ns3_dumbbell.cc): a
 # drop-tail buffer has a place more, and RED, which judges the queue disc's packets only, meets a given queue a
-# packet below where the simulator's RED (the whole queue) does, so its thresholds are a packet higher here.
-# Measured on fe3f16f (seeds 1-2) against RED judging the whole queue: the motion rows' queue from -14 ... -1 % to
-# -6 ... +2 %, utilization from within 0.012 of ns-3's to within 0.008 (the 100 Mbit/s row 0.720 to 0.729
-# against 0.731), 5 RED flows at 200 ms -15 to -7 % (0.872 to 0.889 busy against 0.889); the other RED rows of
-# the six sets moved loss by -1.7 ... +1.5 points, queue by -2.8 ... +5.2 and utilization by -0.006 ... +0.003
-# (docs/simulator_record.md, "RED judges the queue disc's packets").
+# packet below where the simulator's RED (the whole queue) does, so its thresholds are a packet higher here
+# (what that moved, measured: docs/simulator_record.md, "RED judges the queue disc's packets").
 DEVICE_QUEUE = 1
 GRID = pathlib.Path(__file__).resolve().parent / "ns3_grid.csv"
 METRICS = [("drop_rate", "loss_rate"), ("avg_queue", "queue"), ("utilization", "utilization"),
