@@ -3,7 +3,8 @@
 Model (one fixed step ``dt``: half the smallest propagation RTT, or half the
 time the queue takes to drain where that is shorter, unless chosen; see
 ``Scenario.step``; an eighth of that where a first run shows a RED or FPQ
-queue of a few packets against a step's service, ``_finer_steps``):
+queue of a few packets against a step's service, and a sixteenth where the
+eighth's still holds under half of its own, ``_finer_steps``):
 
 * Each flow is a window-based, ACK-clocked sender.  Packets it may send
   (``floor(cwnd) - in flight``) enter its access link, which forwards at most
@@ -98,7 +99,19 @@ QUEUE_PER_SERVICE = 0.2
 # row measured (README, "The step follows the queue it runs at"); the two passes cost 9 times one at the default
 # step, whatever the link's speed.
 FINER = 8
-# The queues whose unresolved runs at the default step run again at ``FINER`` of it (``_finer_steps``).
+# Where the eighth's queue still averages under this share of its own service, the scenario runs once more at
+# ``FINEST`` of the default step.  Measured against ns-3 (docs/simulator_record.md, "A sixteenth where the eighth
+# still holds too little"; seeds 1-2): the rows the eighth leaves at 0.24-0.48 read their queue -18 ... -2 % low
+# there and -8 ... 0 % at a sixteenth (30 RED flows at 400-600 ms -17.8 to -7.3 %, 10 ECN flows at 240-360 ms
+# -17.7 to -8.2 %), their links' use within 0.013 of ns-3's; the 100 Mbit/s motion row's halving moves loss
+# -0.5 % and queue +3.6 % from a sixteenth (+8.4 and +4.8 % from an eighth).  V3, the nearest row above, reads
+# 0.52-0.58 over 16 seeds and keeps the eighth (within 5 % there).
+QUEUE_PER_FINER_SERVICE = 0.5
+FINEST = 16
+# The passes after the default step's: (share of the default step, queue share of its service under which a run
+# at the share before goes on to it).  Three passes cost 25 times one at the default step, whatever the link's speed.
+REFINEMENTS = ((FINER, QUEUE_PER_SERVICE), (FINEST, QUEUE_PER_FINER_SERVICE))
+# The queues whose unresolved runs at the default step run again at the finer steps of ``REFINEMENTS``.
 _REFINED = (RED, FPQ)
 
 
@@ -181,12 +194,16 @@ def with_seeds(scenarios, seeds):
 
 def _run_all(scenarios, check):
     out = _run_batches(scenarios, check)
-    finer = _finer_steps(scenarios, out)
-    for i, r in zip(finer, _run_batches(list(finer.values()), check), strict=True):
-        out[i] = r
+    ran = {i: s for i, s in enumerate(scenarios) if s.time_step is None and type(s.queue) in _REFINED}
+    refined = set()
+    for fraction, share in REFINEMENTS:
+        ran = _finer_steps(scenarios, {i: (s, out[i]) for i, s in ran.items()}, fraction, share)
+        for i, r in zip(ran, _run_batches(list(ran.values()), check), strict=True):
+            out[i] = r
+        refined |= ran.keys()
     # (RED's kin at the default step keep it without a word: see _unresolved.)
     _warn_unresolved_queue([(s, r) for i, (s, r) in enumerate(zip(scenarios, out, strict=True))
-                            if i not in finer and (s.time_step is not None or type(s.queue) in _REFINED)])
+                            if i not in refined and (s.time_step is not None or type(s.queue) in _REFINED)])
     return out
 
 
@@ -198,7 +215,7 @@ def _run_batches(scenarios, check):
     return out
 
 
-def _unresolved(scenario, result):
+def _unresolved(scenario, result, share=QUEUE_PER_SERVICE):
     """Whether ``result`` is of a RED (or RED-like, or FPQ) queue of a few packets, finer than its step could hold.
 
     The step's fluid service takes a step's arrivals as evenly spread, so
@@ -219,26 +236,28 @@ def _unresolved(scenario, result):
     s, r = scenario, result
     return (isinstance(s.queue, (RED, FPQ)) and s.n_flows > 1 and r.loss_rate + r.mark_rate > 0.0
             and all(isinstance(w, LongLived) for _, w in s.workloads)
-            and r.queue < QUEUE_PER_SERVICE * s.capacity * s.step)
+            and r.queue < share * s.capacity * s.step)
 
 
-def _finer_steps(scenarios, results):
-    """{place: the scenario at ``FINER`` of its step} for those run at the default step that it left unresolved.
+def _finer_steps(scenarios, runs, fraction, share):
+    """{place: the scenario at ``1/fraction`` of its default step} for the runs that left their queue unresolved.
 
-    The step follows the queue's motion as the run shows it: the first pass
-    measures the queue, and where it is finer than the default step holds
-    (``_unresolved``) the scenario runs again at the finer step, from the
-    start with its own seed, so that its result still depends only on it and
-    its seed.  A scenario that the finer step would make too long to simulate
-    (``Scenario``'s cost check) keeps its first pass, and the warning.
+    ``runs`` maps a place in ``scenarios`` to the last (scenario as run,
+    result) there.  The step follows the queue's motion as the run shows it:
+    each pass measures the queue, and where it is finer than the pass's step
+    holds (``_unresolved`` with ``share``) the scenario runs again at the
+    finer step, from the start with its own seed, so that its result still
+    depends only on it and its seed.  A scenario that the finer step would
+    make too long to simulate (``Scenario``'s cost check) keeps its last
+    pass (and, if that was the default step's, the warning).
     """
     out = {}
-    for i, (s, r) in enumerate(zip(scenarios, results, strict=True)):
-        if s.time_step is None and type(s.queue) in _REFINED and _unresolved(s, r):
+    for i, (s, r) in runs.items():
+        if _unresolved(s, r, share):
             with warnings.catch_warnings():  # (the scenario's own warnings came when it was built)
                 warnings.simplefilter("ignore", TCPModelsWarning)
                 try:
-                    out[i] = dataclasses.replace(s, time_step=s.step / FINER)
+                    out[i] = dataclasses.replace(scenarios[i], time_step=scenarios[i].step / fraction)
                 except ValueError:
                     continue
     return out

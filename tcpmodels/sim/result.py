@@ -136,9 +136,9 @@ class SimResult(Result):
     rtt : ndarray
         Per-flow propagation RTT the run drew [s].
     time_step : float
-        The step the run took [s]: ``Scenario.step``, or an eighth of it where
-        a RED or FPQ queue of a few packets made the engine run it again (see
-        ``Scenario.step``).
+        The step the run took [s]: ``Scenario.step``, or an eighth or a
+        sixteenth of it where a RED or FPQ queue of a few packets made the
+        engine run it again (see ``Scenario.step``).
     packets : float
         Packets that arrived at the bottleneck in the measured interval [-].
     flow_drops : ndarray

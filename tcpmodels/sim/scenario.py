@@ -1109,8 +1109,8 @@ class Scenario(Result):
         less where the queue drains faster or a drop-tail queue's flows have
         small windows (see ``step``).  Must not exceed the smallest RTT.
         With ``None``, a RED or FPQ queue of a few packets against the step's
-        service runs again at an eighth of the step (see ``step``); a chosen
-        step is kept, and ``simulate`` warns after a run that needed a finer one.
+        service runs again at an eighth of the step, or a sixteenth (see
+        ``step``); a chosen step is kept, and ``simulate`` warns after a run that needed a finer one.
     trace : bool
         Record time series (queue, drop rate, windows of ``trace_flows`` flows).
     trace_interval : float
@@ -1493,8 +1493,10 @@ class Scenario(Result):
         (``SimResult.time_step`` says which; ``engine._finer_steps``): the
         step's fluid service takes its arrivals as evenly spread, and such a
         queue, made by the collisions of the flows' bursts, reads up to half
-        low and swings too hard at the coarser step.  Such a scenario costs
-        about 9 times as much.  A chosen ``time_step`` is kept, with a
+        low and swings too hard at the coarser step.  Where that run's queue
+        is still under half of its own step's service, the scenario runs once
+        more at a sixteenth of the step.  Such a scenario costs about 9 (or
+        25) times as much.  A chosen ``time_step`` is kept, with a
         warning after the run where it could not hold the queue.
         """
         if self.time_step is not None:
