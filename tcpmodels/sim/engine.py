@@ -270,7 +270,9 @@ def _warn_unresolved_queue(runs):
         return
     s, r = hit[0]
     which = f" ({len(hit)} scenarios; the first's figures)" if len(hit) > 1 else ""
-    remedy = (f"a step of {s.step / FINER:.3g} s resolves them" if type(s.queue) in _REFINED else
+    remedy = (f"a step of {s.step / FINER:.3g} s resolves them (left unset, time_step follows the queue: an eighth "
+              f"or a sixteenth of the default step where the first runs show it this fine)"
+              if type(s.queue) in _REFINED else
               f"no finer step was measured to resolve them for {type(s.queue).__name__} (compare a run at "
               f"{s.step / FINER:.3g} s)")
     warnings.warn(f"time_step: the queue averaged {r.queue:.3g} packets against {s.capacity * s.step:.0f} served a "
