@@ -354,34 +354,34 @@ double g_redAvgSum = 0;
 std::vector<double> g_redSamples;  // RED's average every 20 ms
 std::vector<double> g_qSamples;  // every 20 ms (for std/percentiles)
 std::ofstream g_qtrace;
-// Diagnosis (--atrace): every arrival at the bottleneck queue disc while measuring: the queue disc's
+// Diagnosis (--atrace): every arrival at the bottleneck queue disc while measuring: its flow, the queue disc's
 // packets before it, the device queue's, RED's average after its update, and the outcome
 // (0 queued, 1 early drop, 2 forced drop, 3 other drop).
 std::ofstream g_atrace;
 
 void
-ArrivalLog(uint32_t queued, int outcome)
+ArrivalLog(int flow, uint32_t queued, int outcome)
 {
     if (g_atrace.is_open() && Measuring())
     {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "%.6f,%u,%u,%.4f,%d\n", Simulator::Now().GetSeconds(), queued,
+        char buf[112];
+        std::snprintf(buf, sizeof buf, "%.6f,%d,%u,%u,%.4f,%d\n", Simulator::Now().GetSeconds(), flow, queued,
                       g_devq->GetNPackets(), g_red ? g_red->m_qAvg : 0.0, outcome);
         g_atrace << buf;
     }
 }
 
 void
-OnEnqueue(Ptr<const QueueDiscItem>)
+OnEnqueue(Ptr<const QueueDiscItem> item)
 {
-    ArrivalLog(g_bq->GetNPackets() - 1, 0);
+    ArrivalLog(FlowOf(item), g_bq->GetNPackets() - 1, 0);
 }
 
 void
-OnDropBefore(Ptr<const QueueDiscItem>, const char* reason)
+OnDropBefore(Ptr<const QueueDiscItem> item, const char* reason)
 {
     std::string r(reason);
-    ArrivalLog(g_bq->GetNPackets(), r == RedQueueDisc::UNFORCED_DROP ? 1 : r == RedQueueDisc::FORCED_DROP ? 2 : 3);
+    ArrivalLog(FlowOf(item), g_bq->GetNPackets(), r == RedQueueDisc::UNFORCED_DROP ? 1 : r == RedQueueDisc::FORCED_DROP ? 2 : 3);
 }
 
 void
@@ -676,7 +676,7 @@ main(int argc, char* argv[])
     if (!atrace.empty())
     {
         g_atrace.open(atrace);
-        g_atrace << "time_s,queued,device,red_avg,outcome\n";
+        g_atrace << "time_s,flow,queued,device,red_avg,outcome\n";
         g_bq->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnEnqueue));
         g_bq->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&OnDropBefore));
     }

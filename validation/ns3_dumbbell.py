@@ -75,7 +75,7 @@ tables ship as ``tcpmodels.data.table('ns3_*')``; generalised to other links):
   ``red_forced`` / ``red_unforced`` drops.  Diagnosis only, off the
   references' set-up: ``one --pacing`` (ns-3 TCP pacing), ``one --del-ack 1``
   (an ACK per segment); traces ``one --atrace F`` (every arrival at the
-  bottleneck queue disc while measuring: the queue disc's and the device
+  bottleneck queue disc while measuring: its flow, the queue disc's and the device
   queue's packets before it, RED's average after its update, the outcome) and
   ``one --rtrace F`` (every fast recovery: entry and exit times, the window
   and BytesInFlight at entry, ssthresh, the window before the exit, the data
@@ -450,7 +450,8 @@ def main(argv=None):
     o.add_argument("--rtt", type=float, dest="rtt_s")
     o.add_argument("--flow-file")
     o.add_argument("--qtrace")
-    o.add_argument("--atrace", help="every arrival at the bottleneck: queue disc, device queue, RED average, outcome")
+    o.add_argument("--atrace",
+                   help="every arrival at the bottleneck: flow, queue disc, device queue, RED average, outcome")
     o.add_argument("--rtrace", help="every fast recovery: entry, exit, window and pipe at entry, ssthresh, sent")
     o.add_argument("--dtrace", help="every drop: flow, sequence number, retransmission or not, window, state")
     o.add_argument("--txtrace", help="every data segment flow --txflow sends: time, sequence number, window, state")
