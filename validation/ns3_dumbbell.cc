@@ -381,7 +381,8 @@ void
 OnDropBefore(Ptr<const QueueDiscItem> item, const char* reason)
 {
     std::string r(reason);
-    ArrivalLog(FlowOf(item), g_bq->GetNPackets(), r == RedQueueDisc::UNFORCED_DROP ? 1 : r == RedQueueDisc::FORCED_DROP ? 2 : 3);
+    int outcome = r == RedQueueDisc::UNFORCED_DROP ? 1 : r == RedQueueDisc::FORCED_DROP ? 2 : 3;
+    ArrivalLog(FlowOf(item), g_bq->GetNPackets(), outcome);
 }
 
 void

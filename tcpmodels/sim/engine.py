@@ -103,7 +103,8 @@ FINER = 8
 # ``FINEST`` of the default step.  Measured against ns-3 (docs/simulator_record.md, "A sixteenth where the eighth
 # still holds too little"; seeds 1-2): the rows the eighth leaves at 0.24-0.48 read their queue -18 ... -2 % low
 # there and -8 ... 0 % at a sixteenth (30 RED flows at 400-600 ms -17.8 to -7.3 %, 10 ECN flows at 240-360 ms
-# -17.7 to -8.2 %), their links' use within 0.013 of ns-3's; the 100 Mbit/s motion row's halving moves loss
+# -17.7 to -8.2 %), their links' use within 0.013 of ns-3's (the 100 Mbit/s motion row over seeds 1-4: 0.724
+# against 0.731; its seeds swing 0.70-0.76, and seeds 1-2 alone read 0.710); that row's halving moves loss
 # -0.5 % and queue +3.6 % from a sixteenth (+8.4 and +4.8 % from an eighth).  V3, the nearest row above, reads
 # 0.52-0.58 over 16 seeds and keeps the eighth (within 5 % there).
 QUEUE_PER_FINER_SERVICE = 0.5
