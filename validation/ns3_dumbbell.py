@@ -379,6 +379,29 @@ def _grid6():
 
 
 GRID6 = _grid6()
+
+
+def _grid7():
+    # A seventh out-of-sample set, run on 3d9e2da: the references' own sweeps (RED 500/0.02 over the flow count,
+    # its max_p and max_th, drop-tail of 500 packets, gentle RED 250/0.1, RED 500/0.02 with ECN; RED's hard limit
+    # 4 max_th, 5000 for gentle and ECN, as there) moved off their 10 ms link to 50 ms at 10 Mbit/s and to
+    # 100 ms at 20 Mbit/s, with the references' recovery (--recovery classic) and their 200 s, measured from 20 s.
+    ref = dict(duration=200.0, warmup=20.0, recovery="classic")
+    rows = []
+    sweeps = (("50ms", 10e6, 0.05, (20, 100, 300), (10, 40, 150), (50, 300), (20, 150)),
+              ("100ms_20M", 20e6, 0.1, (40, 200), (20, 100), (150,), (70,)))
+    for tag, bw, rtt, red, dt, gentle, ecn in sweeps:
+        rows += [Config(f"ref{tag}_red_N{n}", n, bw, rtt, **ref) for n in red]
+        rows += [Config(f"ref{tag}_dt500_N{n}", n, bw, rtt, queue="droptail", limit=500, **ref) for n in dt]
+        rows += [Config(f"ref{tag}_gentle_N{n}", n, bw, rtt, max_th=250, max_p=0.1, gentle=1, limit=5000, **ref)
+                 for n in gentle]
+        rows += [Config(f"ref{tag}_ecn_N{n}", n, bw, rtt, ecn=1, limit=5000, **ref) for n in ecn]
+    rows += [Config("ref50ms_red_maxp008_N100", 100, 10e6, 0.05, max_p=0.08, **ref),
+             Config("ref50ms_red_maxth100_N100", 100, 10e6, 0.05, max_th=100, **ref)]
+    return rows
+
+
+GRID7 = _grid7()
 # Issue 12's queue-motion rows (its packet-level runs are not shared), set up as tests/ns3_references.py's
 # red_motion: RED 5/217/0.02, 20 flows, ~100 ms (+-5 %), 576 bytes, 140 s with statistics over [40, 140] s.
 MOTION = [Config(f"motion_{round(bw / 1e6)}M", 20, bw, 0.1, 0.1, 576, "red", 1000, 5, 217, 0.02,
@@ -399,7 +422,7 @@ CODEL = [Config(f"codel_{round(bw / 1e6)}M_{round(rtt * 1e3)}ms_N{n}" + ("_1500"
          for n, bw, rtt, size, ecn in ((20, 10e6, 0.05, 576, 0), (100, 10e6, 0.02, 576, 0), (10, 20e6, 0.1, 1500, 0),
                                        (200, 10e6, 0.1, 576, 0), (5, 10e6, 0.2, 576, 0), (40, 10e6, 0.05, 576, 1),
                                        (50, 50e6, 0.1, 1500, 0), (150, 20e6, 0.03, 576, 1))]
-SETS = {"grid": GRID, "grid2": GRID2, "grid3": GRID3, "grid4": GRID4, "grid5": GRID5, "grid6": GRID6,
+SETS = {"grid": GRID, "grid2": GRID2, "grid3": GRID3, "grid4": GRID4, "grid5": GRID5, "grid6": GRID6, "grid7": GRID7,
         "few-fast": FEW_FAST, "dynamics": DYNAMICS, "check": CHECK, "motion": MOTION,
         "codel": CODEL}
 
@@ -438,8 +461,9 @@ def main(argv=None):
     g.add_argument("--append", action="store_true")
     g.add_argument("--set", choices=list(SETS), default="grid",
                    help="grid: the 20 rows; grid2: 10 more; grid3: 10 more; grid4: 8 more; grid5: 3 ECN; "
-                        "grid6: 10 more; few-fast: 1-3 fast flows; dynamics: the references' V1-V4; check: as "
-                        "check; motion: issue 12's queue-motion rows; codel: CoDel")
+                        "grid6: 10 more; grid7: the references' sweeps at 50 and 100 ms; few-fast: 1-3 fast flows; "
+                        "dynamics: the references' V1-V4; check: as check; motion: issue 12's queue-motion rows; "
+                        "codel: CoDel")
     g.add_argument("--recovery", choices=["prr", "classic"], help="ns-3's fast recovery (default: the set's, PRR)")
     o = sub.add_parser("one")
     for f in dataclasses.fields(Config):
