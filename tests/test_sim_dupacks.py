@@ -118,6 +118,30 @@ def test_a_lost_retransmission_times_out_an_rto_after_the_last_new_ack():
     assert f.state[0] == STALLED and f.t_next[0] == pytest.approx(1.0 + e.sender.rto(j)[0])
 
 
+def test_the_timer_fires_in_recovery_where_the_duplicate_acks_took_round_trips():
+    # A window of a few packets lets one new packet out per duplicate ACK, so the three come a round trip apart
+    # (ns-3, 150 drop-tail flows at 40-60 ms: the third 0.87 s after the last new ACK, which armed a 1 s timer).
+    # The fast retransmission's ACK, a round trip (0.1 s here) after the third, would come after the timer: the
+    # recovery ends at the timer's time, in a time-out (RFC 6298 5.1: a retransmission does not restart it).
+    e, f, j = _pending()
+    f.dropped[0], f.t_dupack[0], f.grow[0] = 3.0, 1.0, 0.0  # three survivors behind the lost packet
+    rto = e.sender.rto(j)[0]
+    third = 1.0 + rto - 0.05
+    e.sender.on_acks(np.array([3.0]), True)
+    e.sender.decide_on_dupacks(j, third)
+    assert f.state[0] == RECOVERY and f.t_next[0] == pytest.approx(1.0 + rto)
+    e.sender.recovery_ends(j, 1.0 + rto)
+    assert f.state[0] == STALLED and f.t_next[0] == pytest.approx(1.0 + rto + e.dt)
+    # The third a round trip and more before the timer: the recovery ends at its ACK.
+    e, f, j = _pending()
+    f.dropped[0], f.t_dupack[0], f.grow[0] = 3.0, 1.0, 0.0
+    e.sender.on_acks(np.array([3.0]), True)
+    e.sender.decide_on_dupacks(j, 1.0 + rto - 0.2)
+    assert f.state[0] == RECOVERY and f.t_next[0] < 1.0 + rto
+    e.sender.recovery_ends(j, f.t_next[0])
+    assert f.state[0] == OPEN
+
+
 def test_rfc6675_recovery_still_decides_at_the_lost_packets_ack():
     # The seed papers' ns-2 recovery keeps the previous decision (test_sim_prr's digests).
     e, f, j = _pending("rfc6675")

@@ -15,8 +15,8 @@ utilization within 0.02.  ``validation/ns3_grid2.csv`` holds a second set of ten
 once the simulator met the goals on the first (a T1 link, a 400 ms path, 45
 Mbit/s, 500 and 1000 flows, two flows at their 64 KB windows, ECN at 100 ms),
 held to the same goals, and ``validation/ns3_grid3.csv`` a third set of ten, run
-once the simulator met them on the second but its known misses; three more
-(``ns3_grid4.csv`` to ``ns3_grid6.csv``) are described where they are read.
+once the simulator met them on the second but its known misses; four more
+(``ns3_grid4.csv`` to ``ns3_grid7.csv``) are described where they are read.
 """
 
 import importlib.util
@@ -61,6 +61,13 @@ GRID5 = sim_grid.configurations(sim_grid.GRID.parent / "ns3_grid5.csv")
 # links of long round trips just below full load, since the engine runs them at a sixteenth of the step
 # (engine.REFINEMENTS); the five flows' row is in KNOWN_MISSES.
 GRID6 = sim_grid.configurations(sim_grid.GRID.parent / "ns3_grid6.csv")
+# A seventh set (validation/ns3_grid7.csv, --set grid7, seeds 1-2), run on 3d9e2da: the references' own sweeps
+# (RED 500/0.02 over 20-300 flows, its max_p 0.08 and max_th 100, drop-tail of 500 packets, gentle RED 250/0.1,
+# RED 500/0.02 with ECN) moved off their 10 ms link, to 40-60 ms at 10 Mbit/s and 80-120 ms at 20 Mbit/s, with the
+# recovery the references ran (classic), as packet-level runs not in the references would move them.  Two rows
+# missed the time-out goal the first time they were simulated, and so found the timer's race with fast recovery
+# (Sender._race_the_timer): drop-tail at 150 flows and RED at 300 flows, both at 50 ms, x0.30 and x0.50.
+GRID7 = sim_grid.configurations(sim_grid.GRID.parent / "ns3_grid7.csv")
 # Issue 12's queue-motion rows as the references' set-up runs them (validation/ns3_motion.csv: ns-3's classic
 # recovery, as the references ran; RED 5/217/0.02, 20-60 flows, 10-100 Mbit/s, 100-200 ms, 576 and 1500 bytes).
 MOTION = sim_grid.configurations(sim_grid.GRID.parent / "ns3_motion.csv")
@@ -71,15 +78,16 @@ MOTION = sim_grid.configurations(sim_grid.GRID.parent / "ns3_motion.csv")
 #   GRID (20 rows): loss -18.2 ... +9.6 % (50 drop-tail flows at 100 Mbit/s the lowest), queue -6.8 ... +2.6 %
 #     (the 5-flow RED row, run at an eighth of the step, the lowest), time-outs x0.77-1.21, utilization within 0.010;
 #   GRID2 (10), but the two rows of KNOWN_MISSES: loss -8.8 ... +18.6 % (RED at 1000 flows the highest), queue
-#     -4.6 ... +12.1 % (the two-flow row the highest), time-outs x0.84-1.17, utilization within 0.010;
+#     -4.6 ... +12.1 % (the two-flow row the highest), time-outs x0.84-1.17 (x0.86-1.17 since the timer's race with
+#     fast recovery, Sender._race_the_timer), utilization within 0.010;
 #   GRID3 (10): loss -12.2 ... +5.9 %, queue -10.3 ... +3.8 %, time-outs x0.91-0.98, utilization within 0.007;
 #   GRID4 (8): loss -6.2 ... +6.4 %, queue -3.5 ... +9.1 %, time-outs x0.91-1.03, utilization within 0.005;
 #   GRID5 (3): loss -3.1 ... +5.7 %, queue -13.7 ... +4.4 %, utilization within 0.001;
 #   GRID6 (10), but the five flows' utilization (KNOWN_MISSES): loss -4.9 ... +1.9 %, queue -8.2 ... +13.8 % (10
 #     ECN flows at 240-360 ms the lowest, at a sixteenth of the step; the five flows the highest), time-outs
-#     x0.91-0.98, utilization within 0.007.  At an eighth of the step (fe3f16f) the two RED rows of 30 flows at
-#     400-600 ms and of 10 ECN flows read their queue -18 and -18 % (16.0 against 19.4, 6.7 against 8.1), at a
-#     sixteenth -7 and -8 % (measured when the sixteenth came in).
+#     x0.91-0.98 (x0.96-0.98 since the timer's race), utilization within 0.007.  At an eighth of the step
+#     (fe3f16f) the two RED rows of 30 flows at 400-600 ms and of 10 ECN flows read their queue -18 and -18 %
+#     (16.0 against 19.4, 6.7 against 8.1), at a sixteenth -7 and -8 % (measured when the sixteenth came in).
 # The figures before, set by set and commit by commit: docs/simulator_record.md ("The tests' earlier figures").
 # Each known miss: the goal a configuration misses, and why.
 KNOWN_MISSES = {
@@ -116,6 +124,24 @@ def simulated():
     runs = sim.simulate(batch)
     k = len(SEEDS)
     return {name: sim_grid.simulated(runs[i * k:(i + 1) * k]) for i, name in enumerate(names)}
+
+
+@pytest.fixture(scope="module")
+def references_moved():
+    """The simulator's figures on each row of GRID7 (ns-3's classic recovery, as the references ran), seeds 1-2."""
+    names = list(GRID7)
+    runs = sim.simulate([sim_grid.scenario(GRID7[name][0], "classic-ns3.44", seed) for name in names for seed in SEEDS])
+    k = len(SEEDS)
+    return {name: sim_grid.simulated(runs[i * k:(i + 1) * k]) for i, name in enumerate(names)}
+
+
+@pytest.mark.parametrize("name", list(GRID7))
+def test_simulator_meets_issue_12_goals_on_the_references_sweeps_at_other_links(references_moved, name):
+    # Measured when the set came in (the timer's race in): loss -11.1 ... +4.0 % where ns-3 loses more than
+    # 0.1 % (RED at 300 flows and 50 ms the lowest: -7.7 % before the race, and -4 % at a quarter of its 20 ms
+    # step), queue -3.5 ... +5.2 %, time-outs x0.77-0.99 where above 1e-3 (x0.30-0.99 before), utilization
+    # within 0.0003.
+    assert sim_grid.misses(sim_grid.reference(GRID7[name]), references_moved[name]) == {}
 
 
 def _known(name):

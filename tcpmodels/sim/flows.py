@@ -158,6 +158,7 @@ class Flows:
         self.t_dupack = zeros(float)  # when the first duplicate ACK came: the timer's base [s]
         self.retx_pending = zeros(float)  # retransmissions still to leave the access link
         self.retx_lost = zeros(bool)
+        self.timer_first = zeros(bool)  # in fast recovery, the retransmission timer fires before its first ACK
         self.carried = zeros(float)  # new data lost during fast recovery
         # The holes not yet found lost (senders that count duplicate ACKs: ``track_holes``).
         self.hole_at = self.hole_n = self.holes = self.holes_below = None

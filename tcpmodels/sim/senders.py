@@ -680,7 +680,27 @@ class Sender:
         f.drop_mark[j] = f.dropped[j]  # (the event's losses are logged: count those of its recovery)
         f.state[j] = RECOVERY
         f.grow[j] = 0.0
-        f.t_next[j] = now + self.recovery_rounds(lost) * (f.prop[j] + f.qdelay(j))
+        rtt = f.prop[j] + f.qdelay(j)
+        f.t_next[j] = now + self.recovery_rounds(lost) * rtt
+        self._race_the_timer(j, now + rtt)
+
+    def _race_the_timer(self, j, first_ack):
+        """Flows ``j`` in fast recovery whose retransmission timer fires before its first ACK comes (at ``first_ack``).
+
+        RFC 6298 5.1: a retransmission does not restart a running timer, and
+        the last new ACK armed it (``_timer_base``).  Where the duplicate ACKs
+        took round trips to come (a window of a few packets lets one new packet
+        out per duplicate ACK), the fast retransmission's ACK can come back
+        after the timer fires: the sender times out then, within its recovery
+        (ns-3 3.44's RTO in CA_RECOVERY).  Those flows end their recovery at
+        the timer's time instead (``recovery_ends``); a partial ACK restarts
+        the timer, so only the first ACK races it.
+        """
+        f = self.f
+        deadline = self._timer_base(j) + self.rto(j)
+        first = deadline < first_ack
+        f.timer_first[j] = first
+        f.t_next[j[first]] = deadline[first]
 
     def _timer_base(self, j):
         """When the retransmission timer of flows ``j`` in fast recovery was last armed [s].
@@ -700,14 +720,20 @@ class Sender:
         return 1.0
 
     def recovery_ends(self, j, now):
-        """Fast recovery of flows ``j`` is over: a lost retransmission waits for the timer, new losses start anew."""
+        """Fast recovery of flows ``j`` is over: a lost retransmission waits for the timer, new losses start anew.
+
+        Where the timer fired first (``_race_the_timer``), the flow times out now.
+        """
         f = self.f
-        bad = f.retx_lost[j]
+        bad = f.retx_lost[j] | f.timer_first[j]
         if bad.any():
             jb = j[bad]
             base = self._timer_base(jb)  # (before the new event's time replaces the fast retransmit's)
-            # An event of its own: the time-out reacts to every loss since.
-            self._begin_events(jb, now, f.dropped[jb] - f.drop_mark[jb])
+            lost = f.retx_lost[jb]
+            # A lost retransmission: an event of its own, the time-out reacts to every loss since.  The timer
+            # first: the time-out is the fast retransmit's event's second reaction, to its losses.
+            self._begin_events(jb[lost], now, f.dropped[jb[lost]] - f.drop_mark[jb[lost]])
+            self._added_to_event(jb[~lost], f.dropped[jb[~lost]] - f.drop_mark[jb[~lost]])
             self.timeout(jb, base, now)
         j = j[~bad]
         counting = self.counts_dupacks is not None  # (its lost packets are placed: ``_add_holes``)
@@ -987,7 +1013,7 @@ class NewReno(Sender):
         (``_retransmit_found``), or the timer fires.
         """
         f = self.f
-        left = (f.holes_below[j] > 0) & ~f.retx_lost[j]
+        left = (f.holes_below[j] > 0) & ~(f.retx_lost[j] | f.timer_first[j])
         if not left.any():
             return j
         jl = j[left]
