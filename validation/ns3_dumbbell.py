@@ -386,12 +386,14 @@ def _grid7():
     # its max_p and max_th, drop-tail of 500 packets, gentle RED 250/0.1, RED 500/0.02 with ECN; RED's hard limit
     # 4 max_th, 5000 for gentle and ECN, as there) moved off their 10 ms link to 50 ms at 10 Mbit/s and to
     # 100 ms at 20 Mbit/s, with the references' recovery (--recovery classic) and their 200 s, measured from 20 s;
-    # the 200 ms sweep run on 08a22d1, after the timer's race with fast recovery that the others found.
+    # the 200 ms sweep run on 08a22d1, after the timer's race with fast recovery that the others found, and
+    # three rows at 16-24 ms and 50 Mbit/s on 96845c2.
     ref = dict(duration=200.0, warmup=20.0, recovery="classic")
     rows = []
     sweeps = (("50ms", 10e6, 0.05, (20, 100, 300), (10, 40, 150), (50, 300), (20, 150)),
               ("100ms_20M", 20e6, 0.1, (40, 200), (20, 100), (150,), (70,)),
-              ("200ms", 10e6, 0.2, (20, 100, 300), (40, 150), (150,), (70,)))
+              ("200ms", 10e6, 0.2, (20, 100, 300), (40, 150), (150,), (70,)),
+              ("20ms_50M", 50e6, 0.02, (100, 300), (150,), (), ()))
     for tag, bw, rtt, red, dt, gentle, ecn in sweeps:
         rows += [Config(f"ref{tag}_red_N{n}", n, bw, rtt, **ref) for n in red]
         rows += [Config(f"ref{tag}_dt500_N{n}", n, bw, rtt, queue="droptail", limit=500, **ref) for n in dt]
