@@ -729,11 +729,11 @@ class Sender:
         if bad.any():
             jb = j[bad]
             base = self._timer_base(jb)  # (before the new event's time replaces the fast retransmit's)
-            lost = f.retx_lost[jb]
+            lost, drops = f.retx_lost[jb], f.dropped[jb] - f.drop_mark[jb]
             # A lost retransmission: an event of its own, the time-out reacts to every loss since.  The timer
             # first: the time-out is the fast retransmit's event's second reaction, to its losses.
-            self._begin_events(jb[lost], now, f.dropped[jb[lost]] - f.drop_mark[jb[lost]])
-            self._added_to_event(jb[~lost], f.dropped[jb[~lost]] - f.drop_mark[jb[~lost]])
+            self._begin_events(jb[lost], now, drops[lost])
+            self._added_to_event(jb[~lost], drops[~lost])
             self.timeout(jb, base, now)
         j = j[~bad]
         counting = self.counts_dupacks is not None  # (its lost packets are placed: ``_add_holes``)
