@@ -406,6 +406,45 @@ def _grid7():
 
 
 GRID7 = _grid7()
+
+
+def _grid8():
+    # An eighth out-of-sample set, run on 25fb723: the references' link (10 Mbit/s, 576 bytes, 8-12 ms), recovery
+    # (--recovery classic) and 200 s measured from 20 s, with the buffers, RED's thresholds and the flow counts no
+    # reference holds: drop-tail of 100, 250, 1000 and 2000 packets, drop-tail 500 and RED 500/0.02 beyond the
+    # references' heaviest rows, RED with min_th 50 and with max_th 250/max_p 0.05, gentle RED 100/0.1 and 500/0.02,
+    # ECN at 250/0.1 and at 300 flows, and two rows at 30 ms.
+    ref = dict(duration=200.0, warmup=20.0, recovery="classic")
+    dt = lambda n, limit, rtt=0.01: Config(f"ref_dt{limit}_N{n}" + ("" if rtt == 0.01 else f"_{round(rtt * 1e3)}ms"),  # noqa: E731
+                                           n, rtt_s=rtt, queue="droptail", limit=limit, **ref)
+    red = lambda tag, n, **kw: Config(f"ref_{tag}_N{n}", n, **kw, **ref)  # noqa: E731
+    return [dt(20, 100), dt(100, 100), dt(300, 100), dt(60, 250), dt(20, 1000), dt(200, 1000), dt(100, 2000),
+            dt(300, 500), dt(600, 500), dt(100, 100, 0.03),
+            red("red", 500), red("red", 800), red("red_min50_max300_maxp01", 100, min_th=50, max_th=300, max_p=0.1),
+            red("red_max250_maxp005", 200, max_th=250, max_p=0.05),
+            red("gentle_max100", 100, max_th=100, max_p=0.1, gentle=1, limit=5000),
+            red("gentle_max500", 300, max_th=500, max_p=0.02, gentle=1, limit=5000),
+            red("ecn_max250_maxp01", 150, max_th=250, max_p=0.1, ecn=1, limit=5000),
+            red("ecn", 300, ecn=1, limit=5000), red("red_30ms", 150, rtt_s=0.03)]
+
+
+GRID8 = _grid8()
+
+
+def _grid9():
+    # A ninth out-of-sample set, run on 25fb723: issue 12's first regime, few flows with a large bandwidth-delay
+    # product through drop-tail, at the references' conventions (576 bytes, 64 KB windows, classic recovery, 200 s
+    # measured from 20 s), over the link speeds, round trips, buffers (0.1-2 BDP) and flow counts (5-40) the
+    # issue's one row (20 flows, 20 Mbit/s, 200 ms, 434 packets) does not hold.
+    ref = dict(rtt_spread=0.1, duration=200.0, warmup=20.0, recovery="classic")
+    bdp = lambda bw, rtt: bw * rtt / (576 * 8)  # noqa: E731  packets
+    rows = ((10, 20e6, 0.15, 0.5), (30, 30e6, 0.25, 1.0), (5, 10e6, 0.1, 0.5), (40, 50e6, 0.1, 0.25),
+            (15, 10e6, 0.3, 1.0), (20, 40e6, 0.05, 0.1), (8, 10e6, 0.04, 2.0))
+    return [Config(f"few_dt_{round(bw / 1e6)}M_{round(rtt * 1e3)}ms_N{n}_bdp{share:g}", n, bw, rtt, queue="droptail",
+                   limit=round(share * bdp(bw, rtt)), **ref) for n, bw, rtt, share in rows]
+
+
+GRID9 = _grid9()
 # Issue 12's queue-motion rows (its packet-level runs are not shared), set up as tests/ns3_references.py's
 # red_motion: RED 5/217/0.02, 20 flows, ~100 ms (+-5 %), 576 bytes, 140 s with statistics over [40, 140] s.
 MOTION = [Config(f"motion_{round(bw / 1e6)}M", 20, bw, 0.1, 0.1, 576, "red", 1000, 5, 217, 0.02,
@@ -427,6 +466,7 @@ CODEL = [Config(f"codel_{round(bw / 1e6)}M_{round(rtt * 1e3)}ms_N{n}" + ("_1500"
                                        (200, 10e6, 0.1, 576, 0), (5, 10e6, 0.2, 576, 0), (40, 10e6, 0.05, 576, 1),
                                        (50, 50e6, 0.1, 1500, 0), (150, 20e6, 0.03, 576, 1))]
 SETS = {"grid": GRID, "grid2": GRID2, "grid3": GRID3, "grid4": GRID4, "grid5": GRID5, "grid6": GRID6, "grid7": GRID7,
+        "grid8": GRID8, "grid9": GRID9,
         "few-fast": FEW_FAST, "dynamics": DYNAMICS, "check": CHECK, "motion": MOTION,
         "codel": CODEL}
 
@@ -465,7 +505,8 @@ def main(argv=None):
     g.add_argument("--append", action="store_true")
     g.add_argument("--set", choices=list(SETS), default="grid",
                    help="grid: the 20 rows; grid2: 10 more; grid3: 10 more; grid4: 8 more; grid5: 3 ECN; "
-                        "grid6: 10 more; grid7: the references' sweeps at 50 and 100 ms; few-fast: 1-3 fast flows; "
+                        "grid6: 10 more; grid7: the references' sweeps at 50 and 100 ms; grid8: their link, other "
+                        "buffers; grid9: few drop-tail flows, large BDPs; few-fast: 1-3 fast flows; "
                         "dynamics: the references' V1-V4; check: as check; motion: issue 12's queue-motion rows; "
                         "codel: CoDel")
     g.add_argument("--recovery", choices=["prr", "classic"], help="ns-3's fast recovery (default: the set's, PRR)")
