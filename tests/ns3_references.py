@@ -1,10 +1,19 @@
 """The packet-level references as simulator scenarios, shared by the test files that hold the simulator to them.
 
 Not a test module: ``test_sim_reference_10ms.py``, ``test_sim_reference_dynamics.py`` and ``test_sim_stepcap.py``
-import ``ROWS``, ``DYNAMICS`` and ``MOTION`` from here (building them runs nothing).
+import ``ROWS``, ``DYNAMICS`` and ``MOTION`` from here (building them runs nothing), and the tests against the ns-3
+replica sets ``sim_grid`` (``validation/sim_grid.py``, which is not in the package).
 """
 
+import importlib.util
+import pathlib
+
 from tcpmodels import data, sim
+
+_SPEC = importlib.util.spec_from_file_location(
+    "sim_grid", pathlib.Path(__file__).resolve().parent.parent / "validation" / "sim_grid.py")
+sim_grid = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(sim_grid)
 
 
 # The packet-level references (provenance: tcpmodels/data/README.md) on the

@@ -5,21 +5,15 @@ itself, reading the head of the FIFO through the step (``Step.head``).  Held aga
 ``CoDelQueueDisc`` (``validation/ns3_codel.csv``: ``ns3_dumbbell.py --set codel --recovery classic``, seeds 1-2).
 """
 
-import importlib.util
-import pathlib
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from ns3_references import sim_grid
 
 from tcpmodels import TCPModelsWarning, scenario_file, sim, units
 from tcpmodels.sim import codel, queues
 from tcpmodels.sim.draws import Draws
-
-_SPEC = importlib.util.spec_from_file_location(
-    "sim_grid", pathlib.Path(__file__).resolve().parent.parent / "validation" / "sim_grid.py")
-sim_grid = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(sim_grid)
 
 CODEL = sim_grid.configurations(sim_grid.GRID.parent / "ns3_codel.csv")
 
@@ -141,17 +135,10 @@ KNOWN_MISSES = {
 }
 
 
-def _scenarios(name):
-    rows = CODEL[name]
-    recovery = {"classic": "classic-ns3.44", "prr": "prr-ns3.44"}[rows[0]["recovery"]]
-    return [sim_grid.scenario(rows[0], recovery, seed) for seed in (1, 2)]
-
-
 @pytest.fixture(scope="module")
 def replica():
-    names = list(CODEL)
-    runs = sim.simulate([s for name in names for s in _scenarios(name)])
-    return {name: sim_grid.simulated(runs[2 * i:2 * i + 2]) for i, name in enumerate(names)}
+    # Each row with the twin of the recovery ns-3 ran, seeds 1-2.
+    return sim_grid.simulate_grid(CODEL, (1, 2))
 
 
 def _row(name):

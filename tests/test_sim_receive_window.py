@@ -1,11 +1,10 @@
 """The receiver's window holds a sender in fast recovery (RFC 9293 3.8.6: SND.UNA + SND.WND)."""
 
 import dataclasses
-import importlib.util
-import pathlib
 
 import numpy as np
 import pytest
+from ns3_references import sim_grid
 
 from tcpmodels import sim
 from tcpmodels.sim.engine import _Engine
@@ -80,10 +79,6 @@ def test_limited_transmit_stays_within_the_receivers_window():
     assert [_limited_transmit_under_window(w) for w in (100, 21, 20)] == [2.0, 1.0, 0.0]
 
 
-_SPEC = importlib.util.spec_from_file_location(
-    "sim_grid", pathlib.Path(__file__).resolve().parent.parent / "validation" / "sim_grid.py")
-sim_grid = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(sim_grid)
 
 # Two NewReno + SACK flows, 10 Mbit/s, 64-96 ms, 576-byte packets, drop-tail of 0.2 BDP (35 packets):
 # validation/ns3_grid2.csv's dt_80ms_N2_q02, whose 64 KB windows (122 packets) fill the pipe and the

@@ -15,19 +15,11 @@ what the issue's one row (20 flows, 20 Mbit/s, 200 ms, 434 packets) does not hol
 40-300 ms, buffers of 0.1-2 BDP.  Six of its seven rows met every goal; the eighth, below, is a known miss.
 """
 
-import importlib.util
-import pathlib
-
 import pytest
-
-from tcpmodels import sim
+from ns3_references import sim_grid
 
 pytestmark = pytest.mark.slow
 
-_SPEC = importlib.util.spec_from_file_location(
-    "sim_grid", pathlib.Path(__file__).resolve().parent.parent / "validation" / "sim_grid.py")
-sim_grid = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(sim_grid)
 
 GRID8 = sim_grid.configurations(sim_grid.GRID.parent / "ns3_grid8.csv")
 GRID9 = sim_grid.configurations(sim_grid.GRID.parent / "ns3_grid9.csv")
@@ -38,17 +30,14 @@ FEW_FLOWS_MISS = (
     "8 drop-tail flows, 10 Mbit/s, 40 ms, 2 BDP: loss -20.3 % (1.16e-3 against ns-3's 1.46e-3; seeds 1-8 -17.7 %), "
     "issue 12's goal 20 %.  The congestion events are as many at every step (346-353 a run), but their drops "
     "per event rise as the step shrinks (1.35, 1.40, 1.41, 1.47 from 19 ms to an eighth; ns-3 seed 1: 1.51, "
-    "nearly all lost in the open state, 25 % of a flow's second drops within 2 ms of its first, 25 % a round trip "
-    "after it), and loss with them (1.20e-3 to 1.31e-3)")
+    "nearly all lost in the open state; of the gaps between a flow's drops in one event a quarter under 2 ms, a "
+    "quarter about a round trip), and loss with them (1.20e-3 to 1.31e-3)")
 
 
 @pytest.fixture(scope="module")
 def simulated():
     """The simulator's figures on each row of both sets (ns-3's classic recovery, as the references ran), seeds 1-2."""
-    rows = {**GRID8, **GRID9}
-    runs = sim.simulate([sim_grid.scenario(rows[name][0], "classic-ns3.44", seed) for name in rows for seed in SEEDS])
-    k = len(SEEDS)
-    return {name: sim_grid.simulated(runs[i * k:(i + 1) * k]) for i, name in enumerate(rows)}
+    return sim_grid.simulate_grid({**GRID8, **GRID9}, SEEDS, "classic-ns3.44")
 
 
 @pytest.mark.parametrize(("grid", "size"), [(GRID8, 19), (GRID9, 7)])

@@ -19,19 +19,13 @@ once the simulator met them on the second but its known misses; four more
 (``ns3_grid4.csv`` to ``ns3_grid7.csv``) are described where they are read.
 """
 
-import importlib.util
-import pathlib
-
 import pytest
+from ns3_references import sim_grid
 
 from tcpmodels import sim
 
 pytestmark = pytest.mark.slow
 
-_SPEC = importlib.util.spec_from_file_location(
-    "sim_grid", pathlib.Path(__file__).resolve().parent.parent / "validation" / "sim_grid.py")
-sim_grid = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(sim_grid)
 
 GRID = sim_grid.configurations()
 SEEDS = (1, 2)
@@ -122,20 +116,13 @@ ALL = {**GRID, **GRID2, **GRID3, **GRID4, **GRID5, **GRID6}
 
 @pytest.fixture(scope="module")
 def simulated():
-    names = list(ALL)
-    batch = [sim_grid.scenario(ALL[name][0], "prr-ns3.44", seed) for name in names for seed in SEEDS]
-    runs = sim.simulate(batch)
-    k = len(SEEDS)
-    return {name: sim_grid.simulated(runs[i * k:(i + 1) * k]) for i, name in enumerate(names)}
+    return sim_grid.simulate_grid(ALL, SEEDS, "prr-ns3.44")
 
 
 @pytest.fixture(scope="module")
 def references_moved():
     """The simulator's figures on each row of GRID7 (ns-3's classic recovery, as the references ran), seeds 1-2."""
-    names = list(GRID7)
-    runs = sim.simulate([sim_grid.scenario(GRID7[name][0], "classic-ns3.44", seed) for name in names for seed in SEEDS])
-    k = len(SEEDS)
-    return {name: sim_grid.simulated(runs[i * k:(i + 1) * k]) for i, name in enumerate(names)}
+    return sim_grid.simulate_grid(GRID7, SEEDS, "classic-ns3.44")
 
 
 @pytest.mark.parametrize("name", list(GRID7))

@@ -90,6 +90,23 @@ def simulated(runs):
     return {key: float(np.mean([getattr(r, name) for r in runs])) for key, name in METRICS}
 
 
+# The simulator's recovery beside each of ns-3's (the replica's --recovery; a CSV without the column ran PRR).
+RECOVERY = {"classic": "classic-ns3.44", "prr": "prr-ns3.44"}
+
+
+def simulate_grid(grid, seeds, recovery=None):
+    """The simulator's figures on every configuration of ``grid``, as one batch: {name: ``simulated`` over ``seeds``}.
+
+    ``recovery`` is the simulator's for every configuration; None: the twin of
+    the one ns-3 ran (``RECOVERY``).
+    """
+    names = list(grid)
+    runs = sim.simulate([scenario(grid[name][0], recovery or RECOVERY[grid[name][0].get("recovery") or "prr"], seed)
+                         for name in names for seed in seeds])
+    k = len(seeds)
+    return {name: simulated(runs[i * k:(i + 1) * k]) for i, name in enumerate(names)}
+
+
 def misses(ref, got):
     """Issue 12's goals a simulated configuration misses: {goal: (ns-3, simulator)}.
 
