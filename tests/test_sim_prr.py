@@ -27,20 +27,20 @@ GRID = {
     "transfers": sim.Scenario(**BASE, queue=RED, sender=_rfc6675(), workload=sim.FiniteTransfers(size=30)),
     "mixed": sim.Scenario(**BASE, queue=RED, senders=[(10, _rfc6675()), (10, sim.Reno())]),
 }
-# The grid's digests.  RFC 6675 recovery is the engine before PRR (NewReno with SACK then always
-# recovered as RFC 6675 does: main at 3b8b062, numpy 2.2-2.5, Python 3.10-3.13) but for what every SACK
-# sender has gained since: receivers that ACK out-of-order data and the hole-filling packet at once
-# (AckRing.lost/repaired) and a step lost whole that makes its receiver act not at all (AckRing.first_lost);
-# drop-tail's phase effect, resolved packet by packet (drops.fifo_drops); a step of at most a quarter of a
-# flow's packet spacing where drop-tail's windows are small (Scenario.step); round trips holding the
-# serialization; RED sparing arrivals at a queue of one packet (queues.JUDGED_ABOVE); a time-out's first
-# retransmission ACKed at once where it fills a hole (AckRing.forget's restart), then its refills
-# (AckRing._refill); the delayed-ACK timer's race (AckRing._delay_acks); an ACK's SACK blocks delaying the
-# packets it releases (AckRing.blocks).  Each changed some of these digests, and its commit updated them; the
-# digests before are in this file's history.
-MAIN = {"droptail": "a3e560e30ac6f135", "red": "89e16cd64727dbf0", "red-ecn": "047fc6fe94b227bb",
-        "link-loss": "c8a87b1b1aa930a0", "transfers": "1d47b7ee1cb65a30", "mixed": "858f06c7f04cf3fe",
-        "float32": "4d689b8de980a610"}
+# The grid's digests.  RFC 6675 recovery is the engine before PRR (NewReno with SACK then always recovered as RFC
+# 6675 does: main at 3b8b062, numpy 2.2-2.5, Python 3.10-3.13) but for what every SACK sender has gained since:
+# receivers that ACK out-of-order data and the hole-filling packet at once (AckRing.lost/repaired) and a step lost
+# whole that makes its receiver act not at all (AckRing.first_lost); drop-tail's phase effect, resolved packet by
+# packet (drops.fifo_drops); a step of at most a quarter of a flow's packet spacing where drop-tail's windows are
+# small (Scenario.step); round trips holding the serialization; RED sparing arrivals at a queue of one packet
+# (queues.JUDGED_ABOVE); a time-out's first retransmission ACKed at once where it fills a hole (AckRing.forget's
+# restart), then its refills (AckRing._refill); the delayed-ACK timer's race (AckRing._delay_acks); an ACK's SACK
+# blocks delaying the packets it releases (AckRing.blocks); RED's forced drops on one run of the step's packets
+# (_REDState.victims).  Each changed some of these digests, and its commit updated them; the digests before are in
+# this file's history.
+MAIN = {"droptail": "a3e560e30ac6f135", "red": "89e16cd64727dbf0", "red-ecn": "a4bba20a29a76b4a",
+        "link-loss": "c8a87b1b1aa930a0", "transfers": "1d47b7ee1cb65a30", "mixed": "866108cde0b85787",
+        "float32": "80c0e7333b31f1d5"}
 
 
 def _digest(r):
