@@ -42,14 +42,20 @@ def test_the_forced_drops_are_one_run_of_bursts():
         hit = _hits(queue, [10.0], 6, k)
         assert hit.sum() == 10 and hit.max() <= 6 and (hit == np.rint(hit)).all()
         flows_hit.append(np.count_nonzero(hit))
-    assert max(flows_hit) <= 6 and np.mean(flows_hit) < 6
+    # About half the runs start on a burst's edge (5 bursts), the others cut two (6): measured 5.47.
+    assert max(flows_hit) <= 6 and 5.0 <= np.mean(flows_hit) <= 6.0
 
 
 def test_bursts_of_one_packet_without_delayed_acks():
+    # A run of 10 single packets in a random order falls on 10 flows but for the few
+    # twice (measured 9.54 on average), where bursts of two give at most 6 (above).
     queue = _red([1], delayed_ack=False)
+    flows_hit = []
     for k in range(50):
         hit = _hits(queue, [10.0], 6, k)
-        assert hit.sum() == 10 and np.count_nonzero(hit) <= 10
+        assert hit.sum() == 10
+        flows_hit.append(np.count_nonzero(hit))
+    assert np.mean(flows_hit) > 8.5
     # and a run longer than the step's packets takes them all
     assert (_hits(queue, [1000.0], 6, 0) == 6).all()
 

@@ -125,6 +125,11 @@ class _FIFO:
         """After service: ``load`` packets were in the queue, ``q`` remain."""
 
 
+def ack_bursts(scenarios):
+    """Packets an ACK releases, per flow of the batch's flat layout: two where the receiver delays its ACKs."""
+    return lay_out([s.per_flow(lambda p: 2.0 if p.delayed_ack else 1.0) for s in scenarios], batch_width(scenarios))
+
+
 def sack_option_bytes(blocks):
     """The bytes an ACK's SACK option takes: 2 + 8 per block (RFC 2018 3), padded to 4 bytes; 0 without blocks."""
     return np.where(blocks > 0, 4.0 + 8.0 * blocks, 0.0)
@@ -177,7 +182,7 @@ class _DropTail(_FIFO):
         # A burst's packets: the access link's serialization time apart, in bottleneck service times.
         self.spacing = np.repeat([s.capacity / r if math.isfinite(s.flow_access_rate) else 0.0
                                   for r, s in zip(rate, scenarios, strict=True)], n)
-        self.burst = lay_out([s.per_flow(lambda p: 2.0 if p.delayed_ack else 1.0) for s in scenarios], n)
+        self.burst = ack_bursts(scenarios)
         # An ACK's SACK option delays it by its bytes' time on the bottleneck and on the flow's access
         # link (C / access times as long a byte), in service times: where the access link is slow, the
         # flows in recovery come at phases of their own (see ``_arrivals``).
@@ -601,7 +606,7 @@ class _REDState(_FIFO):
         self.size = len(specs)
         self.draws = draws
         self.ecn = specs[0].ecn
-        self._set_bursts(scenarios)
+        self.burst = ack_bursts(scenarios)
         # RFC 3168: RED marks instead of dropping when both ends speak ECN.
         self.marking = bool(self.ecn and ecn)
         self.gentle = specs[0].gentle
@@ -610,11 +615,6 @@ class _REDState(_FIFO):
         self._allocate([s.weight for s in specs])
         for i, q in enumerate(specs):
             self._set_curve(i, q.min_th, q.max_th, q.max_p)
-
-    def _set_bursts(self, scenarios):
-        # Packets an ACK releases, per flow: two where the receiver delays its ACKs.
-        self.burst = lay_out([s.per_flow(lambda p: 2.0 if p.delayed_ack else 1.0) for s in scenarios],
-                             batch_width(scenarios))
 
     def victims(self, D, over, step, extra):
         """The flows hit: the forced drops on one run of the step's packets in time, the early ones spread.
@@ -666,7 +666,7 @@ class _REDState(_FIFO):
         per = np.bincount(s, minlength=self.size)
         place = np.arange(flow.size) - (per.cumsum() - per)[s]
         key = step.draws.bits(site.DROP, place + self.BURST, None if step.owner is None else s)
-        if self.size <= self.ONE_KEY:  # (lexsort's order by one key: 3-5x faster)
+        if self.size <= self.ONE_KEY:  # (lexsort's order by one key: 3-6x faster)
             order = (key | (s.astype(np.uint64) << np.uint64(53))).argsort(kind="stable")
         else:
             order = np.lexsort((key, s))
@@ -675,18 +675,12 @@ class _REDState(_FIFO):
         so = s[order]
         total = np.bincount(so, weights=length, minlength=self.size)
         run = np.minimum(forced, total)
-        start = np.floor(self._run_start(step.draws) * (total - run + 1))
+        start = np.floor(self.ops.uniform(self.draws, site.DROP, self.RUN) * (total - run + 1))
         end = length.cumsum() - (total.cumsum() - total)[so]  # (each burst's end in its scenario's step)
         overlap = np.minimum(end, (start + run)[so]) - np.maximum(end - length, start[so])
         hit = np.bincount(flow[order], weights=np.maximum(overlap, 0.0), minlength=mine.size)
         nz = hit.nonzero()[0]
         return jm[nz], hit[nz]
-
-    def _run_start(self, draws):
-        """Each scenario's uniform for where its forced run starts (one draw: the scalar path, a third the cost)."""
-        if self.size == 1:
-            return draws.scalar(site.DROP, self.RUN)
-        return draws.uniform(site.DROP, np.full(self.size, self.RUN), np.arange(self.size))
 
     def _allocate(self, weights):
         size = len(weights)
@@ -1007,7 +1001,7 @@ class _FPQState(_REDState):
         self.draws = draws
         self.marking = False
         self.size = len(scenarios)
-        self._set_bursts(scenarios)
+        self.burst = ack_bursts(scenarios)
         self.bdp = [s.bdp for s in scenarios]
         size = len(scenarios)
         self._allocate([q.weight for q in self.specs])
