@@ -90,6 +90,24 @@ def test_no_packet_left_to_bring_a_duplicate_ack_times_out():
     assert f.state[0] == STALLED and f.t_next[0] == 1.0 + e.sender.rto(j)[0]
 
 
+def test_a_flow_starved_before_its_acks_reach_the_loss_times_out_from_now():
+    # A queued packet sent before the lost one was removed after it (CoDel's
+    # head drop, random drop's eviction): the ACK the duplicates were counted
+    # from never comes, and with every packet in flight lost none follows.  The
+    # timer runs from the last ACK, about now; before, from the first duplicate
+    # ACK, which never came, so the flow stalled for good (on the CoDel row of
+    # 100 flows at 20 ms, 4 of them by 17 s, 7 by 50 s).
+    e, f, j = _pending()
+    f.ack_mark[0], f.dropped[0] = 101.0, 6.0  # (the one ahead of the first loss lost too)
+    e.sender.decide_on_dupacks(j, 1.0)
+    assert f.state[0] == STALLED and np.isinf(f.t_dupack[0])
+    assert f.t_next[0] == 1.0 + e.sender.rto(j)[0]
+    f.check(100.0)  # (a stalled flow's timer is set)
+    f.t_next[0] = np.inf
+    with pytest.raises(AssertionError, match="without a timer"):
+        f.check(100.0)
+
+
 def test_the_timer_ends_a_wait_that_never_reaches_the_threshold():
     # One duplicate ACK, and the one packet left in flight never brings its
     # own (its ACK held back): the flow waits, then times out at its RTO after the first.

@@ -940,7 +940,10 @@ class NewReno(Sender):
         self._begin_events(j[done], now, lost[done])
         to = j[dead & ~ready]
         if to.size:
-            self.timeout(to, f.t_dupack[to], now)
+            # The timer runs from the last new ACK: the first duplicate's time, or now where the flow starved
+            # before the ACK stream reached its first loss (a packet sent before that one and lost after it, as
+            # CoDel's head drops and random drop's evictions take them: the duplicates never come).
+            self.timeout(to, np.minimum(f.t_dupack[to], now), now)
         j, lost, early = j[ready], lost[ready], np.maximum(room[ready] - beyond[ready] - 1.0, 0.0)
         if j.size:
             self._let_out(j, early)
