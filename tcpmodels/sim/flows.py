@@ -214,13 +214,14 @@ class Flows:
     def check(self, limit):
         """Assert the per-flow invariants: queue within [0, limit], windows within [1, max], no NaN, timers set.
 
-        A flow stalled or in fast recovery leaves that state only by its timer:
-        one never set would hold it there for the rest of the run.
+        A flow waiting for its loss's decision, its retransmission timer or its
+        recovery's end leaves that state only by its timer: one never set would
+        hold it there for the rest of the run.
         """
         q, cwnd = self.q, self.cwnd
         assert (q >= -1e-9).all() and (q <= limit + 1e-9).all(), "queue outside [0, buffer]"
         live = self.state != IDLE
         assert (cwnd[live] >= 1 - 1e-12).all() and (cwnd <= self.max_window + 1e-12).all(), "window out of range"
         assert np.isfinite(cwnd).all() and np.isfinite(q).all() and np.isfinite(self.inflight).all(), "NaN in state"
-        waiting = (self.state == STALLED) | (self.state == RECOVERY)
-        assert np.isfinite(self.t_next[waiting]).all(), "a stalled or recovering flow without a timer"
+        waiting = (self.state >= PENDING) & (self.state <= STALLED)
+        assert np.isfinite(self.t_next[waiting]).all(), "a stalled, pending or recovering flow without a timer"
