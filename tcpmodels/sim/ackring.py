@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from .flows import numbers
+
 __all__ = ["AckRing", "DELAYED_ACK_TIMEOUT"]
 
 # The receiver's delayed-ACK timer [s]: RFC 1122 allows up to 0.5 s; 200 ms is
@@ -11,6 +13,8 @@ __all__ = ["AckRing", "DELAYED_ACK_TIMEOUT"]
 DELAYED_ACK_TIMEOUT = 0.2
 # RFC 2018 3: a TCP header's 40 bytes of options hold at most 4 SACK blocks (3 beside timestamps).
 MAX_SACK_BLOCKS = 4
+_NONE, _ONE = (np.array(count, dtype=np.uint8) for count in (0, 1))  # (``lone_rows``' counts: see flows.numbers)
+_F64 = numbers(np.float64)
 
 
 def _blocks(holes):
@@ -45,6 +49,7 @@ class AckRing:
 
     def __init__(self, length, flows, real, delayed=None, hold_steps=0.0, sack=None):
         self.L, self.N = length, flows
+        self.c = numbers(real)
         self.flat = np.zeros(length * flows, dtype=real)
         self.rows2 = self.flat.reshape(length, flows)
         self.until = np.zeros(flows, dtype=np.int64)  # the step of each flow's last ACK in the ring
@@ -88,6 +93,7 @@ class AckRing:
         self.tracking = self.delaying or self.sack is not None
         self._sacked = None  # (places in the step's senders, their blocks) of ACKs sent above holes
         self._among = np.zeros(flows, dtype=bool)  # (``_member``'s scratch, all False between calls)
+        self._ones = np.ones(flows)  # (``take``'s count of one for each timer's ACK: a slice, not a new array)
 
     def take(self, k):
         """The row of ACKs due at step ``k`` (the caller empties it once used)."""
@@ -101,16 +107,16 @@ class AckRing:
         if self.delaying:
             # Receivers whose timer fires: no packet came to take the held one's ACK along.
             fired = (self.held_due == k).nonzero()[0]
-            fired = fired[self.held[fired] > 0.0]  # (a due step outlives the packet its flow paired since)
+            fired = fired[self.held[fired] > self.c.zero]  # (a due step outlives the packet its flow paired since)
             if fired.size:
-                row[fired] += 1.0
-                self.held[fired] = 0.0
+                row[fired] += self.c.one
+                self.held[fired] = self.c.zero
             lone = self.lone_rows[k % self.L]
-            timed = (lone != 0).nonzero()[0]  # (a mask's nonzero: 10x faster than a uint8 or float array's)
+            timed = (lone != _NONE).nonzero()[0]  # (a mask's nonzero: 10x faster than a uint8 or float array's)
             counts = 1.0
             if timed.size:
-                counts = np.concatenate((np.ones(fired.size), lone[timed]))
-                lone[timed] = 0
+                counts = np.concatenate((self._ones[:fired.size], lone[timed]))
+                lone[timed] = _NONE
                 fired = np.concatenate((fired, timed))
             if fired.size:
                 self.lone = (fired, counts)
@@ -146,21 +152,29 @@ class AckRing:
         k = self.k
         if self._sacked is not None:
             self._schedule_blocks(sending, ahead, late, spread)
-        if asked is None:
-            back = self._back(ahead, late, u, spread) + k
-        else:  # (most steps ask for none)
-            back = self._back(ahead[asked], late[asked], u[asked], _part(spread, asked)) + k if asked.size else asked
+        # A lone scenario's spread holds for all of its flows: their rows' shares once, for the return steps
+        # asked for and for the ring.
+        shares = self._shares(ahead, late, spread) if type(spread) is float else None
+        if asked is not None and not asked.size:
+            back = asked
+        else:
+            at = slice(None) if asked is None else asked
+            if shares is None:
+                back = self._back(ahead[at], late[at], u[at], _part(spread, at)) + k
+            else:
+                back = self._spread_back(shares[0][at], shares[1][at], u[at]) + k
         # With delayed ACKs most of a heavy step's senders bring an odd packet
         # or none and hold its ACK: only the others have ACKs to schedule.
         # (Taking them out costs five gathers, which a few idle flows do not repay.)
-        j = (packets != 0.0).nonzero()[0]
+        j = (packets != self.c.zero).nonzero()[0]
         if j.size < 0.8 * packets.size:
-            sending, packets, ahead, late, u, spread = sending[j], packets[j], ahead[j], late[j], u[j], _part(spread, j)
+            sending, packets, ahead, u, spread = sending[j], packets[j], ahead[j], u[j], _part(spread, j)
+            late, shares = (late[j], None) if shares is None else (None, (shares[0][j], shares[1][j]))
         self.until[sending] = np.maximum(self.until[sending], ahead + (k + 1))
         if spread is None:
             self._split(sending, packets, ahead, late, u)
-        elif type(spread) is float:
-            self._spread(sending, packets, ahead, late, spread, u)
+        elif shares is not None:
+            self._spread(sending, packets, *shares, u)
         else:
             # A batch: the flows of scenarios that did not burst take the cheaper
             # two-step split (the same rows, to the bit).
@@ -169,7 +183,7 @@ class AckRing:
             self._split(sending[j], packets[j], ahead[j], late[j], u[j])
             j = wide.nonzero()[0]
             if j.size:
-                self._spread(sending[j], packets[j], ahead[j], late[j], spread[j], u[j])
+                self._spread(sending[j], packets[j], *self._shares(ahead[j], late[j], spread[j]), u[j])
         return back
 
     def _schedule_blocks(self, sending, ahead, late, spread):
@@ -194,20 +208,20 @@ class AckRing:
             self.sack_rows[row, j] = np.maximum(self.sack_rows[row, j], blocks)
 
     def _back(self, ahead, late, u, spread):
-        """Steps ahead to the row that the ACK of a packet at the draw ``u``'s place among its flow's falls in."""
-        if type(spread) is float:
-            return self._spread_back(ahead, late, u, spread)
+        """Steps ahead to the row that the ACK of a packet at the draw ``u``'s place among its flow's falls in.
+
+        (``spread`` None or one per flow; a lone scenario's one float goes to ``_spread_back`` directly.)
+        """
         back = ahead + (u < late)
         if spread is not None:
             wide = (spread > 1.0).nonzero()[0]  # (a batch's other flows are split: no spread rows for them)
             if wide.size:
-                back[wide] = self._spread_back(ahead[wide], late[wide], u[wide], spread[wide])
+                back[wide] = self._spread_back(*self._shares(ahead[wide], late[wide], spread[wide]), u[wide])
         return back
 
-    def _spread_back(self, ahead, late, u, spread):
-        """``_back`` for flows whose ACKs are spread over ``spread`` > 1 steps (see ``_spread``)."""
-        first, after = self._shares(ahead, late, spread)
-        return first + (after > u[:, None]).sum(axis=1)
+    def _spread_back(self, first, after, u):
+        """``_back`` for flows whose ACKs are spread over more than a step: from their ``_shares``."""
+        return first + np.add.reduce(after > u[:, None], axis=1)  # (the ufunc: sum's wrapper costs more here)
 
     def _split(self, sending, packets, ahead, late, u):
         """ACKs split between ``ahead`` and ``ahead + 1`` steps, ``late`` of them later."""
@@ -222,16 +236,17 @@ class AckRing:
         Returns the first row (steps ahead) and, per flow and row boundary
         from there, the share of the ACKs after it (see ``_spread``).
         """
-        first = ahead + np.floor(late + 1.0 - spread).astype(np.int64)
+        shift = np.floor(late + 1.0 - spread).astype(np.int64)  # (<= 0: the first row's place from ``ahead``)
+        first = ahead + shift
         width = math.ceil(spread if type(spread) is float else spread.max()) + 1  # rows touched, at most
         if width not in self.boundaries:  # (numpy calls are what a step of few flows costs)
             self.boundaries[width] = np.arange(width - 1.0)
-        after = (late + (ahead - first))[:, None] - self.boundaries[width]
+        after = (late - shift)[:, None] - self.boundaries[width]
         np.maximum(np.divide(after, spread if type(spread) is float else spread[:, None], out=after), 0.0, out=after)
         return first, after
 
-    def _spread(self, sending, packets, ahead, late, spread, u):
-        """ACKs spread evenly over the ``spread`` steps that end at ``ahead + late + 1``.
+    def _spread(self, sending, packets, first, after, u):
+        """ACKs spread evenly over the ``spread`` steps that end at ``ahead + late + 1`` (``_shares``: first, after).
 
         Row ``first + j`` (first = floor of the start) gets the packets
         between the boundaries j and j + 1: of the ACKs, the share after
@@ -242,7 +257,6 @@ class AckRing:
         ``insert``, to the bit.  (``_back``: the row a packet at the draw's
         place comes back in.)
         """
-        first, after = self._shares(ahead, late, spread)
         at = self.k % self.L + first
         # Row by row: the ACKs after each boundary, and the row's share the
         # difference from the previous boundary's, every flow's, zeros included
@@ -287,7 +301,7 @@ class AckRing:
         receiver got nothing.)
         """
         if self.tracking:
-            self.ahead = j[(behind == 0.0) & (self.holes[j] == dropped)]
+            self.ahead = j[(behind == _F64.zero) & (self.holes[j] == dropped)]
 
     def repaired(self, j, packets):
         """Retransmissions of flows ``j`` (``packets`` each) reach the bottleneck: they fill holes."""
@@ -305,20 +319,22 @@ class AckRing:
         Their ACKs sent above a hole carry a SACK block per covered hole
         (noted where ``sack`` asks for them; see ``_schedule_blocks``).
         """
-        gap = self.holes[sending] > 0.0
+        zero = self.c.zero
+        gap = self.holes[sending] > zero
         behind = None if self.ahead is None or not self.ahead.size else self._member(sending, self.ahead)
+        free = None if behind is None else ~behind
         # What arrives while a hole is open lies above it, so every hole is covered (but those
         # of a step whose first hole opened behind all of it; this step's other drops are taken
         # as before some of its packets, where the step tells no order).
-        above = ((gap if behind is None else gap & ~behind) & (packets > 0.0)).nonzero()[0]
+        above = ((gap if free is None else gap & free) & (packets > zero)).nonzero()[0]
         j = sending[above]
         self.covered[j] = self.holes[j]
         if self.sack is not None and above.size:  # (every covered hole has a packet above it: > 0)
             self._sacked = above, self.covered[j]
         if self.filled is not None and self.filled.size:
             gap |= self._member(sending, self.filled)
-        if behind is not None:
-            gap &= ~behind
+        if free is not None:
+            gap &= free
         if self.refilling:
             self._refill(sending, packets, delay, u, gap)
         return gap
@@ -335,18 +351,19 @@ class AckRing:
         at once with them.
         """
         r = self.refills[sending]
-        i = (r != 0.0).nonzero()[0]
+        i = (r != self.c.zero).nonzero()[0]
         if not i.size:
             return
         gap[i] = True
-        fill = np.minimum(r[i], packets[i])
+        r = r[i]
+        fill = np.minimum(r, packets[i])
         j = sending[i]
-        self.refills[j] = r[i] - fill
+        self.refills[j] = r - fill
         self.refilling = np.count_nonzero(self.refills) > 0  # (``any`` has a Python wrapper: 3x the cost)
         slot = ((delay[i] + u[i]).astype(np.int64) + self.k) % self.L
         self.lone_rows[slot, j] = np.minimum(self.lone_rows[slot, j] + fill, 255.0)  # (uint8: 255 at most)
         if self.sack is not None:  # (each refill's ACK: a block per covered hole above it, the first's the most)
-            blocks = _blocks(np.where(self.sack[j], r[i] - 1.0, 0.0))
+            blocks = _blocks(np.where(self.sack[j], r - 1.0, 0.0))
             self.sack_rows[slot, j] = np.maximum(self.sack_rows[slot, j], blocks)
 
     def _member(self, sending, j):
@@ -367,21 +384,21 @@ class AckRing:
         is run on the unrounded times, so that its outcome does not move with
         the step.  Returns the packets ACKed with this step's.
         """
+        c = self.c
         held = self.held[sending]
-        h = (held != 0.0).nonzero()[0]
         # Those that hold one: the timer may have sent its ACK before this step's packets came.  (Where none
-        # came, the ACK timed out now goes at the timer's step as it would from ``take``.)
-        if h.size:
-            late = h[self.held_timer[sending[h]] <= delay[h] + self.k]
-            if late.size:
-                self._time_out_held(sending[late])
-                held[late] = 0.0
+        # came, the ACK timed out now goes at the timer's step as it would from ``take``.)  (Masked over all
+        # of them: fewer calls than picking out those that hold one first.)
+        late = ((held != c.zero) & (self.held_timer[sending] <= delay + self.k)).nonzero()[0]
+        if late.size:
+            self._time_out_held(sending[late])
+            held[late] = c.zero
         total = held + packets
         # The parity of the whole packet count, as fmod(total, 2) gives it, in
         # four in-place passes (fmod costs ten times as much).
-        odd = total * 0.5
+        odd = total * c.half
         np.floor(odd, out=odd)
-        odd *= -2.0
+        odd *= c.minus_two
         odd += total
         if self.delayed is not None:
             odd *= self.delayed[sending]
@@ -391,7 +408,7 @@ class AckRing:
         # The timer runs from the held packet's arrival: a step whose packets
         # were all lost brought the receiver nothing to restart it.  (Set only
         # where a packet is now held: no other flow's is read before it is set anew.)
-        got = ((packets > 0.0) & (odd > 0.0)).nonzero()[0]
+        got = (np.minimum(packets, odd) > c.zero).nonzero()[0]  # (both > 0)
         timer, at = delay[got] + (self.hold_steps + self.k), sending[got]
         self.held_timer[at] = timer
         self.held_due[at] = (timer + u[got]).astype(np.int64)
@@ -407,11 +424,11 @@ class AckRing:
         ring reaches: it is due before the later packet's.
         """
         due = self.held_due[j]
-        self.rows2[due % self.L, j] += 1.0
         slot = due % self.L
-        self.lone_rows[slot, j] = np.maximum(self.lone_rows[slot, j], 1)  # (one, whatever else went alone there)
+        self.rows2[slot, j] += self.c.one
+        self.lone_rows[slot, j] = np.maximum(self.lone_rows[slot, j], _ONE)  # (one, whatever else went alone there)
         self.until[j] = np.maximum(self.until[j], due + 1)
-        self.held[j] = 0.0
+        self.held[j] = self.c.zero
 
     def forget(self, j, restart=False, sack=False):
         """Drop every ACK still due to flows ``j`` (a ``restart``: their receivers keep their data).
@@ -433,13 +450,14 @@ class AckRing:
             self.lone_rows[:, live] = 0
             if self.sack_rows is not None:
                 self.sack_rows[:, live] = 0
-        self.refills[j] = 0.0
+        zero = self.c.zero
         if restart and self.delaying:
-            refill = self.covered[j] if sack else np.minimum(self.covered[j], 1.0)
-            i = (refill != 0.0).nonzero()[0]
-            self.refills[j[i]] = refill[i]
-            self.refilling = self.refilling or bool(i.size)
-        self.held[j] = self.holes[j] = self.covered[j] = 0.0
+            refill = self.covered[j] if sack else np.minimum(self.covered[j], self.c.one)
+            self.refills[j] = refill
+            self.refilling = self.refilling or np.count_nonzero(refill) > 0
+        else:
+            self.refills[j] = zero
+        self.held[j] = self.holes[j] = self.covered[j] = zero
 
     def remove_one(self, i, first, width, aim):
         """Take one ACK of flow ``i`` out, due in steps ``first .. first + width - 1``, nearest ``aim`` of them.

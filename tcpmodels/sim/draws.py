@@ -93,6 +93,7 @@ class Draws:
         self._key0 = int(self.keys[0])
         self._generators = {}
         self._buffers = {}  # site: (a block of each scenario's next uniforms, where its unused ones start)
+        self._lone_blocks = {}  # the same for a lone scenario: site: (its block, the first unused place)
         self._rows = np.arange(self.S)
         self._weyl = np.zeros(0, dtype=np.uint64)  # i times the Weyl increment, i = 0, 1, ... (grown on demand)
         self.at(0)
@@ -189,7 +190,7 @@ class Draws:
     def random(self, site, counts):
         """``counts[s]`` uniforms on [0, 1) from each scenario s's Generator of ``site``, concatenated."""
         if self.S == 1:
-            return self.generators(site)[0].random(int(counts[0]))
+            return self._lone(site, int(counts[0]))
         counts = np.asarray(counts, dtype=np.int64)
         buf, pos = self._buffer(site, counts)
         # Scenario s's numbers are its buffer's next counts[s]: one gather for the batch.
@@ -197,6 +198,23 @@ class Draws:
         out = buf.ravel()[np.arange(ends[-1]) + np.repeat(self._rows * buf.shape[1] + pos - (ends - counts), counts)]
         pos += counts
         return out
+
+    def _lone(self, site, count):
+        """A lone scenario's next ``count`` uniforms of ``site``: a slice of a block its Generator filled ahead.
+
+        The same numbers as a Generator call each (see ``_buffer``), at a
+        slice's cost.  A block used up is followed by a new one, its unused
+        numbers first: the slices handed out keep theirs.
+        """
+        block, pos = self._lone_blocks.get(site, (None, 0))
+        if block is None or pos + count > block.size:
+            rest = () if block is None else block[pos:]
+            fresh = np.empty(max(4096, 4 * self.n, count + len(rest)))
+            fresh[:len(rest)] = rest
+            self.generators(site)[0].random(out=fresh[len(rest):])
+            block, pos = fresh, 0
+        self._lone_blocks[site] = block, pos + count
+        return block[pos:pos + count]
 
     def _buffer(self, site, counts):
         """The block of ``site``'s next uniforms per scenario (S rows) and where each row's unused ones start.

@@ -442,14 +442,14 @@ class _Engine:
         if not due.size:
             return None
         st = f.state[due]
-        j = due[st == IDLE]
-        if j.size:
-            self.workload.start(j, self.sender, now)
-        deciding = due[st == PENDING]
-        j = due[st == RECOVERY]
-        if j.size:
-            self.sender.recovery_ends(j, now)
-        j = due[st == STALLED]
+        deciding, j = due[st == PENDING], due[st == STALLED]
+        if deciding.size + j.size < due.size:  # (most steps have no start or recovery end due: two passes saved)
+            idle = due[st == IDLE]
+            if idle.size:
+                self.workload.start(idle, self.sender, now)
+            ending = due[st == RECOVERY]
+            if ending.size:
+                self.sender.recovery_ends(ending, now)
         if j.size:
             fired = f.per_scenario(j)
             if measuring:
@@ -465,14 +465,14 @@ class _Engine:
         # (x.nonzero()[0], not np.flatnonzero(x): a step makes a few hundred numpy
         # calls, and at one scenario their Python wrappers cost as much as the work;
         # a bool mask is several times faster to scan than floats.)
-        step.sending = (arr > 0.0).nonzero()[0]
+        step.sending = (arr > self.flows.c.zero).nonzero()[0]
         # Each sender's scenario (`sending` is sorted): cheaper than a gather.
         step.owner = np.repeat(np.arange(S), self.flows.per_scenario(step.sending)) if S > 1 else None
         step.link = step.link_total = None
         if self.lossy:
             step.link = self.draws.binomial(site.LINK, arr.astype(np.int64), self.link_loss)
             step.link_total = step.link.reshape(S, self.n).sum(axis=1)
-        step.A = arr.reshape(S, self.n).sum(axis=1)
+        step.A = np.add.reduce(arr.reshape(S, self.n), axis=1)  # (the ufunc: sum's wrapper costs more here)
         step.k, step.now, step.arr, step.q, step.measuring = k, now, arr, self.flows.q, measuring
         return step
 

@@ -630,10 +630,10 @@ class _REDState(_FIFO):
         """
         lost = 0.0 if step.link is None else step.link_total  # (link losses count among D)
         forced = np.minimum(np.rint(self.forced + over), D - lost)  # (each an array over the batch's scenarios)
-        if not forced.any():
+        if not np.count_nonzero(forced):  # (count_nonzero: a quarter of .any()'s cost)
             return super().victims(D, over, step, extra)
         flows, hit = self._forced_run(forced, step)
-        if not (D > forced).any():
+        if not np.count_nonzero(D > forced):
             return flows, hit
         left = step.arr.copy()  # (the early drops, on what the run left)
         left[flows] -= hit
@@ -654,8 +654,9 @@ class _REDState(_FIFO):
         the scenarios with forced drops: the draws are each burst's own (by
         its scenario and place), so the others' flows change nothing.
         """
-        j = step.sending
-        owner = np.zeros(j.size, dtype=np.int64) if step.owner is None else step.owner
+        if step.owner is None:
+            return self._forced_run_alone(float(forced[0]), step)
+        j, owner = step.sending, step.owner
         mine = (forced[owner] > 0).nonzero()[0]
         jm = j[mine]
         arrived = (step.arr[jm] if step.link is None else step.arr[jm] - step.link[jm]).astype(np.int64)
@@ -665,7 +666,7 @@ class _REDState(_FIFO):
         s = owner[mine][flow]
         per = np.bincount(s, minlength=self.size)
         place = np.arange(flow.size) - (per.cumsum() - per)[s]
-        key = step.draws.bits(site.DROP, place + self.BURST, None if step.owner is None else s)
+        key = step.draws.bits(site.DROP, place + self.BURST, s)
         if self.size <= self.ONE_KEY:  # (lexsort's order by one key: 3-6x faster)
             order = (key | (s.astype(np.uint64) << np.uint64(53))).argsort(kind="stable")
         else:
@@ -681,6 +682,31 @@ class _REDState(_FIFO):
         hit = np.bincount(flow[order], weights=np.maximum(overlap, 0.0), minlength=mine.size)
         nz = hit.nonzero()[0]
         return jm[nz], hit[nz]
+
+    def _forced_run_alone(self, forced, step):
+        """``_forced_run`` for a lone scenario: the same numbers, without the batch's bookkeeping per scenario.
+
+        (Every sender's bursts are its scenario's, numbered in order; whole
+        packets, so their sums are exact in any order.)
+        """
+        j = step.sending
+        arrived = (step.arr[j] if step.link is None else step.arr[j] - step.link[j]).astype(np.int64)
+        size = self.burst[j].astype(np.int64)
+        bursts = -(-arrived // size)  # (the last one may be short)
+        flow = np.arange(j.size).repeat(bursts)
+        place = np.arange(flow.size)
+        order = step.draws.bits(site.DROP, place + self.BURST).argsort(kind="stable")
+        size = size[flow]
+        within = place - (bursts.cumsum() - bursts).repeat(bursts)  # (a burst's place among its flow's)
+        length = np.minimum(size, arrived[flow] - within * size)[order]
+        end = length.cumsum()  # (each burst's end in the step)
+        total = float(end[-1]) if end.size else 0.0
+        run = _Floats.minimum(forced, total)
+        start = math.floor(self.ops.uniform(self.draws, site.DROP, self.RUN) * (total - run + 1))
+        overlap = np.minimum(end, start + run) - np.maximum(end - length, start)
+        hit = np.bincount(flow[order], weights=np.maximum(overlap, 0.0), minlength=j.size)
+        nz = hit.nonzero()[0]
+        return j[nz], hit[nz]
 
     def _allocate(self, weights):
         size = len(weights)

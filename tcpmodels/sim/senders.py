@@ -16,13 +16,21 @@ import numpy as np
 from .. import units
 from . import draws as site
 from . import scenario as spec
-from .flows import IDLE, OPEN, PENDING, RECOVERY, STALLED, batch_width, lay_out
+from .flows import IDLE, OPEN, PENDING, RECOVERY, STALLED, batch_width, lay_out, numbers
+
+_F64 = numbers(np.float64)  # (for the float64 arrays: times, back-offs, drop counts)
+_MAX_BACKOFF = np.array(64.0)  # (the back-off's cap in ``timeout``, as a 0-d array: see flows.numbers)
 
 __all__ = ["Sender", "Tahoe", "Reno", "NewReno", "make_sender"]
 
 # Groups of lost packets a flow that counts duplicate ACKs keeps apart (a
 # step's drops of a flow form one): a window of up to 16 such steps.
 HOLE_GROUPS = 16
+
+
+def _shared(values):
+    """Per-flow ``values`` as one float where every flow has the same, else as they are."""
+    return float(values[0]) if (values == values[0]).all() else values
 
 
 def halved(flight):
@@ -69,6 +77,7 @@ class Sender:
 
     def __init__(self, scenarios, flows, ring, dt, spec=None):
         self.f, self.ring, self.dt = flows, ring, dt
+        self.c = numbers(flows.real)  # (for the per-flow packet counts and windows)
         n = flows.n
         col = lambda values: np.repeat(np.asarray(values, dtype=float), n)  # noqa: E731  per-flow copy
         # Each flow's sender parameter (senders differ between groups of a mixed population).
@@ -80,6 +89,8 @@ class Sender:
         self.min_rto = param(lambda p: p.min_rto)
         self.max_rto = param(lambda p: p.max_rto)
         self.gran = param(lambda p: p.granularity)
+        # ``rto``'s bounds: one float each where every flow shares it (a gather saved at each time-out).
+        self._rto_bounds = tuple(_shared(x) for x in (self.min_rto, self.gran, self.max_rto))
         # Delayed ACKs: one ACK per two packets, and windows grow per ACK.
         self.ack_gain = param(lambda p: 0.5 if p.delayed_ack else 1.0)
         access = col([units.capacity(s.flow_access_rate, s.packet_size) if np.isfinite(s.flow_access_rate)
@@ -161,7 +172,7 @@ class Sender:
         # (The divisor, cwnd or 1, by arithmetic: a masked copy costs ten plain passes.)
         np.greater_equal(f.cwnd, f.ssthresh, out=ca)
         np.multiply(f.cwnd, ca, out=room)
-        np.maximum(room, 1.0, out=room)
+        np.maximum(room, self.c.one, out=room)
         np.divide(inc, room, out=room)
         f.cwnd += room
         np.minimum(f.cwnd, self.wmax, out=f.cwnd)
@@ -320,12 +331,12 @@ class Sender:
     # ------------------------------------------------------------ sending
     def open(self, j):
         """Flows ``j`` may send and grow."""
-        f = self.f
+        f, c = self.f, self.c
         f.state[j] = OPEN
-        f.can_send[j] = 1.0
+        f.can_send[j] = c.one
         f.grow[j] = self.ack_gain[j]
-        f.t_next[j] = np.inf
-        f.edge[j] = np.inf
+        f.t_next[j] = _F64.inf
+        f.edge[j] = c.inf
 
     def _window_room(self, j, out=None):
         """What the windows of flows ``j`` let out now [packets] (negative: over the window), into ``out``."""
@@ -352,9 +363,9 @@ class Sender:
         reach the edge of a smaller one.
         """
         f = self.f
-        near = j[f.cwnd[j] > 0.5 * self.wmax[j]]
+        near = j[f.cwnd[j] > self.c.half * self.wmax[j]]
         if near.size:
-            f.edge[near] = f.sent_mark[near] + self.wmax[near] - 1.0
+            f.edge[near] = f.sent_mark[near] + self.wmax[near] - self.c.one
             f.edged = True  # (on the flows, which a mixed population's senders share)
 
     def _let_out(self, j, packets):
@@ -385,7 +396,7 @@ class Sender:
 
     def send(self, deciding):
         """Whatever the windows allow goes onto the access links; returns what reaches the bottleneck."""
-        f, arr = self.f, self._arr
+        f, arr, c = self.f, self._arr, self.c
         room = self._window_room(slice(None), self._room)
         if deciding is not None and deciding.size:
             # Only ACKs of packets sent before the loss open the window: up to
@@ -396,14 +407,14 @@ class Sender:
             # here at once rather than over the extra round trips it takes.
             j = deciding
             after = f.sent[j] - f.sent_mark[j]
-            base = np.maximum(np.minimum(room[j], np.floor(f.cwnd[j]) - 1.0 - after), 0.0)
+            base = np.maximum(np.minimum(room[j], np.floor(f.cwnd[j]) - c.one - after), c.zero)
             if self.any_limited:
                 chain = after - (f.dropped[j] - f.drop_mark[j] - 1.0) >= 1.0
                 base += self.limited[j] * chain  # RFC 3042 lets these exceed cwnd, not the receiver's window
                 if f.edged:
                     np.minimum(base, np.maximum(f.edge[j] - f.sent[j], 0.0), out=base)
             room[j] = base
-        np.maximum(room, 0.0, out=room)
+        np.maximum(room, c.zero, out=room)
         f.inflight += room
         f.sent += room
         if self.paced:
@@ -453,17 +464,17 @@ class Sender:
         # (the first of d drops sits at a Beta(1, d) fraction of the step's packets;
         # exact for one drop: uniform on 0 .. a-1 survivors after it).
         lead = draws.flow_uniform(site.LEAD, jp)
-        multi = (djp > 1.0).nonzero()[0]  # (a power only where it is not the identity)
+        multi = (djp > _F64.one).nonzero()[0]  # (a power only where it is not the identity)
         if multi.size:
             lead[multi] **= 1 / djp[multi]
-        behind = np.floor((arr[jp] + 1.0) * lead)  # the step's survivors after it
+        behind = np.floor((arr[jp] + self.c.one) * lead)  # the step's survivors after it
         self.ring.first_lost(jp, djp, behind)
         after = f.backlog[jp] + behind + djp
         first = slice(None) if f.holes is None else o[i]  # (without holes, only a flow in OPEN is placed)
         jo = jp[first]
         f.state[jo] = PENDING
         f.drop_mark[jo] = f.dropped[jo] - djp[first]
-        f.sent_mark[jo] = f.sent[jo] - after[first] + 1
+        f.sent_mark[jo] = f.sent[jo] - after[first] + _F64.one
         self._hold_edge(jo)
         if self.counts_dupacks is not None:  # (only they read it: the others skip the cost)
             # In flight ahead of the lost packet: ACKed before its turn.
@@ -653,10 +664,10 @@ class Sender:
         """
         f = self.f
         lost = f.dropped[j] - f.drop_mark[j]
-        delivered_after = (f.sent[j] - f.sent_mark[j]) - (lost - 1.0)
+        delivered_after = (f.sent[j] - f.sent_mark[j]) - (lost - self.c.one)
         fr = delivered_after >= self.dupthresh[j]
         if self.one_hole:  # (a mixed population runs this per group, each with its own flag)
-            fr &= lost <= 1.0  # a second loss in the window: a time-out
+            fr &= lost <= self.c.one  # a second loss in the window: a time-out
         self._begin_events(j, now, lost)
         to = j[~fr]
         if to.size:
@@ -776,7 +787,7 @@ class Sender:
         """
         if self.events is None:
             return
-        i = (drops != 0.0).nonzero()[0]
+        i = (drops != self.c.zero).nonzero()[0]
         if i.size:
             self.events.append((j[i], self.f.t_event[j[i]], None, drops[i]))
 
@@ -784,12 +795,13 @@ class Sender:
     def rto(self, j):
         """RFC 6298's retransmission time-out of flows ``j``, backed off [s]."""
         f = self.f
+        low, gran, high = (x if type(x) is float else x[j] for x in self._rto_bounds)
         srtt = f.prop[j] + f.of_scenario(self.srtt_q, j)
-        rto = np.maximum(self.min_rto[j], srtt + np.maximum(self.gran[j], 4.0 * f.of_scenario(self.rttvar_q, j)))
+        rto = np.maximum(low, srtt + np.maximum(gran, 4.0 * f.of_scenario(self.rttvar_q, j)))
         if f.target is not None:
             # A new connection keeps the initial RTO until its first ACK (RFC 6298 2.1; finite transfers).
             rto = np.where(f.acked[j] > f.conn_acked[j], rto, f.conn_rto[j])
-        return np.minimum(rto * f.backoff[j], self.max_rto[j])
+        return np.minimum(rto * f.backoff[j], high)
 
     def update_rtt(self, qdelay, k):
         """RTT estimator (RFC 6298 gains) on the queueing delay all flows share: a sample every ``rtt_steps``."""
@@ -805,23 +817,24 @@ class Sender:
 
     def timeout(self, j, base, now):
         """Flows ``j`` stall until their retransmission timer, armed at ``base``, fires."""
-        f = self.f
+        f, c = self.f, self.c
         # Back off only if nothing was ACKed since the last time-out.
         again = f.acked[j] == f.acked_at_rto[j]
-        f.backoff[j] = np.where(again, np.minimum(f.backoff[j] * 2.0, 64.0), 1.0)
+        f.backoff[j] = np.where(again, np.minimum(f.backoff[j] * _F64.two, _MAX_BACKOFF), _F64.one)
         f.t_next[j] = np.maximum(base + self.rto(j), now + self.dt)
         # FlightSize / 2: the full window, or the lone retransmission on a back-off.
-        f.ssthresh[j] = np.where(again, 2.0, self.reduced(j))
+        f.ssthresh[j] = np.where(again, c.two, self.reduced(j))
         f.state[j] = STALLED
         f.drop_mark[j] = f.dropped[j]  # (the event's losses are logged: those while the timer runs are added)
-        f.can_send[j] = 0.0
-        f.grow[j] = 0.0
+        f.can_send[j] = c.zero
+        f.grow[j] = c.zero
         np.add(f.stalled, f.per_scenario(j), out=f.stalled)
 
     def timer_fired(self, j):
         """The retransmission timers of flows ``j`` fired: they go back to N from one window."""
         f = self.f
-        self._added_to_event(j, f.dropped[j] - f.drop_mark[j])
+        if self.events is not None:  # (else nothing is logged: no losses to count)
+            self._added_to_event(j, f.dropped[j] - f.drop_mark[j])
         f.acked_at_rto[j] = f.acked[j]
         self.restart(j, self.iw[j])
 
@@ -851,8 +864,8 @@ class Sender:
         self.ring.forget(j, restart=True, sack=self.keeps_scoreboard)
         self._forget_holes(j)
         f.cwnd[j] = window
-        f.backlog[j] += 1.0
-        f.sent[j] += 1.0
+        f.backlog[j] += self.c.one
+        f.sent[j] += self.c.one
         f.inflight[j] = f.backlog[j]
         self.open(j)
 
