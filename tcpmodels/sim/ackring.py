@@ -15,6 +15,9 @@ DELAYED_ACK_TIMEOUT = 0.2
 MAX_SACK_BLOCKS = 4
 _NONE, _ONE = (np.array(count, dtype=np.uint8) for count in (0, 1))  # (``lone_rows``' counts: see flows.numbers)
 _F64 = numbers(np.float64)
+# From this many entries a batch's forms pay (np.add.at in ``_add``, a maximum in ``_refill``); below it a lone
+# scenario's cheaper calls.
+_MANY = 1000
 
 
 def _blocks(holes):
@@ -80,6 +83,9 @@ class AckRing:
         # at once and alone (``_refill``).
         self.refills = np.zeros(flows, dtype=real)
         self.refilling = False  # (any still to be sent)
+        # (Refills are >= 0: their maximum is positive iff any is left, and in a batch this SIMD reduction
+        # costs an eighth of counting them; on a lone scenario's few the count's call costs less.)
+        self._most = np.count_nonzero if flows < _MANY else np.maximum.reduce
         # Beside the ring: how many of its ACKs went alone, one packet each (the timer's, of held packets a
         # later one timed out; a restart's refills).
         self.lone_rows = np.zeros((length, flows), dtype=np.uint8)
@@ -227,8 +233,21 @@ class AckRing:
         """ACKs split between ``ahead`` and ``ahead + 1`` steps, ``late`` of them later."""
         at = self.k % self.L
         later = np.floor(packets * late + u)
-        self.flat[self.rows[at:at + self.L][ahead] + sending] += packets - later
-        self.flat[self.rows[at + 1:at + 1 + self.L][ahead] + sending] += later
+        self._add(self.rows[at:at + self.L][ahead] + sending, packets - later)
+        self._add(self.rows[at + 1:at + 1 + self.L][ahead] + sending, later)
+
+    def _add(self, slots, acks):
+        """Add ``acks`` (whole numbers) to the ring's distinct ``slots``.
+
+        (Many: np.add.at, one pass, where ``+=`` on a fancy index gathers, adds
+        and scatters, 1.5-3x faster on a batch's thousands; on the ring's own
+        dtype, as its fast loop asks, where the counts are exact.  Few, as a
+        lone scenario's: ``+=``, whose call costs less.)
+        """
+        if slots.size < _MANY:
+            self.flat[slots] += acks
+        else:
+            np.add.at(self.flat, slots, acks.astype(self.flat.dtype, copy=False))
 
     def _shares(self, ahead, late, spread):
         """Where ACKs spread over ``spread`` steps ending at ``ahead + late + 1`` begin, and their shares.
@@ -270,7 +289,7 @@ class AckRing:
                 np.floor(beyond, out=beyond)
             else:
                 beyond = 0.0
-            self.flat[self.rows[at + r] + sending] += before - beyond
+            self._add(self.rows[at + r] + sending, before - beyond)
             before = beyond
 
     def lost(self, j, packets):
@@ -359,7 +378,7 @@ class AckRing:
         fill = np.minimum(r, packets[i])
         j = sending[i]
         self.refills[j] = r - fill
-        self.refilling = np.count_nonzero(self.refills) > 0  # (``any`` has a Python wrapper: 3x the cost)
+        self.refilling = self._most(self.refills) > 0  # (``any`` has a Python wrapper: 3x the cost)
         slot = ((delay[i] + u[i]).astype(np.int64) + self.k) % self.L
         self.lone_rows[slot, j] = np.minimum(self.lone_rows[slot, j] + fill, 255.0)  # (uint8: 255 at most)
         if self.sack is not None:  # (each refill's ACK: a block per covered hole above it, the first's the most)

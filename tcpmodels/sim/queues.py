@@ -542,6 +542,19 @@ class _Floats:
         return k, float(at[k - 1]) if k else 0.0, float(at[-1]), at.size
 
 
+def _stable_order(key):
+    """``key.argsort(kind="stable")``, from the default sort (SIMD quicksort: 2-5x faster on a batch's keys).
+
+    Only tied keys are ordered differently by it; random 53-bit draws
+    almost never tie, and where they do the stable sort decides.
+    """
+    order = key.argsort()
+    ranked = key[order]
+    if np.count_nonzero(ranked[1:] == ranked[:-1]):
+        return key.argsort(kind="stable")
+    return order
+
+
 class _REDState(_FIFO):
     """Floyd & Jacobson (1993) RED over a batch of scenarios.
 
@@ -663,16 +676,18 @@ class _REDState(_FIFO):
         size = self.burst[jm].astype(np.int64)
         bursts = -(-arrived // size)  # (the last one may be short)
         flow = np.arange(mine.size).repeat(bursts)  # (ndarray methods: numpy's functions wrap them at a cost)
-        s = owner[mine][flow]
+        s = owner[mine][flow]  # (a gather: repeating owner[mine] by the bursts counted more instructions)
         per = np.bincount(s, minlength=self.size)
-        place = np.arange(flow.size) - (per.cumsum() - per)[s]
+        at = np.arange(flow.size)
+        place = at - (per.cumsum() - per)[s]
         key = step.draws.bits(site.DROP, place + self.BURST, s)
         if self.size <= self.ONE_KEY:  # (lexsort's order by one key: 3-6x faster)
-            order = (key | (s.astype(np.uint64) << np.uint64(53))).argsort(kind="stable")
+            order = _stable_order(key | (s.astype(np.uint64) << np.uint64(53)))
         else:
             order = np.lexsort((key, s))
-        first = (bursts.cumsum() - bursts).repeat(bursts)
-        length = np.minimum(size[flow], arrived[flow] - (np.arange(flow.size) - first) * size[flow])[order]
+        at -= (bursts.cumsum() - bursts).repeat(bursts)  # (a burst's place among its flow's)
+        size = size[flow]
+        length = np.minimum(size, arrived[flow] - at * size)[order]
         so = s[order]
         total = np.bincount(so, weights=length, minlength=self.size)
         run = np.minimum(forced, total)
