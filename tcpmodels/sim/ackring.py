@@ -15,9 +15,9 @@ DELAYED_ACK_TIMEOUT = 0.2
 MAX_SACK_BLOCKS = 4
 _NONE, _ONE = (np.array(count, dtype=np.uint8) for count in (0, 1))  # (``lone_rows``' counts: see flows.numbers)
 _F64 = numbers(np.float64)
-# From this many entries a batch's forms pay (np.add.at in ``_add``, a maximum in ``_refill``); below it a lone
-# scenario's cheaper calls.
-_MANY = 1000
+# From this many slots ``_add`` scatters with np.add.at, and from this many flows ``_refill`` tests for refills
+# left by their maximum: a batch's forms; below, a lone scenario's cheaper calls.
+_MANY, _MANY_FLOWS = 1000, 10_000
 
 
 def _blocks(holes):
@@ -85,7 +85,7 @@ class AckRing:
         self.refilling = False  # (any still to be sent)
         # (Refills are >= 0: their maximum is positive iff any is left, and in a batch this SIMD reduction
         # costs an eighth of counting them; on a lone scenario's few the count's call costs less.)
-        self._most = np.count_nonzero if flows < _MANY else np.maximum.reduce
+        self._most = np.count_nonzero if flows < _MANY_FLOWS else np.maximum.reduce
         # Beside the ring: how many of its ACKs went alone, one packet each (the timer's, of held packets a
         # later one timed out; a restart's refills).
         self.lone_rows = np.zeros((length, flows), dtype=np.uint8)
