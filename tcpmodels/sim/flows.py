@@ -34,6 +34,11 @@ def numbers(real):
     of about a hundred flows; and as each number is exact in float32, a
     result is the float's to the bit and the dtype (with float64 operands
     too, which a float32 0-d array does not narrow).
+
+    Parameters
+    ----------
+    real : dtype
+        The per-flow state's dtype (``state_dtype``: float64, or float32 in large batches).
     """
     real = np.dtype(real)
     if real not in _BY_DTYPE:
