@@ -672,31 +672,22 @@ class _REDState(_FIFO):
         j, owner = step.sending, step.owner
         mine = (forced[owner] > 0).nonzero()[0]
         jm = j[mine]
-        arrived = (step.arr[jm] if step.link is None else step.arr[jm] - step.link[jm]).astype(np.int64)
-        size = self.burst[jm].astype(np.int64)
-        bursts = -(-arrived // size)  # (the last one may be short)
-        flow = np.arange(mine.size).repeat(bursts)  # (ndarray methods: numpy's functions wrap them at a cost)
+        flow, length = self._bursts(jm, step)
         s = owner[mine][flow]  # (a gather: repeating owner[mine] by the bursts counted more instructions)
         per = np.bincount(s, minlength=self.size)
-        at = np.arange(flow.size)
-        place = at - (per.cumsum() - per)[s]
+        place = np.arange(flow.size) - (per.cumsum() - per)[s]
         key = step.draws.bits(site.DROP, place + self.BURST, s)
         if self.size <= self.ONE_KEY:  # (lexsort's order by one key: 3-6x faster)
             order = _stable_order(key | (s.astype(np.uint64) << np.uint64(53)))
         else:
             order = np.lexsort((key, s))
-        at -= (bursts.cumsum() - bursts).repeat(bursts)  # (a burst's place among its flow's)
-        size = size[flow]
-        length = np.minimum(size, arrived[flow] - at * size)[order]
+        length = length[order]
         so = s[order]
         total = np.bincount(so, weights=length, minlength=self.size)
         run = np.minimum(forced, total)
         start = np.floor(self.ops.uniform(self.draws, site.DROP, self.RUN) * (total - run + 1))
         end = length.cumsum() - (total.cumsum() - total)[so]  # (each burst's end in its scenario's step)
-        overlap = np.minimum(end, (start + run)[so]) - np.maximum(end - length, start[so])
-        hit = np.bincount(flow[order], weights=np.maximum(overlap, 0.0), minlength=mine.size)
-        nz = hit.nonzero()[0]
-        return jm[nz], hit[nz]
+        return self._hits(jm, flow[order], length, end, start[so], (start + run)[so])
 
     def _forced_run_alone(self, forced, step):
         """``_forced_run`` for a lone scenario: the same numbers, without the batch's bookkeeping per scenario.
@@ -705,21 +696,30 @@ class _REDState(_FIFO):
         packets, so their sums are exact in any order.)
         """
         j = step.sending
-        arrived = (step.arr[j] if step.link is None else step.arr[j] - step.link[j]).astype(np.int64)
-        size = self.burst[j].astype(np.int64)
-        bursts = -(-arrived // size)  # (the last one may be short)
-        flow = np.arange(j.size).repeat(bursts)
-        place = np.arange(flow.size)
-        order = step.draws.bits(site.DROP, place + self.BURST).argsort(kind="stable")
-        size = size[flow]
-        within = place - (bursts.cumsum() - bursts).repeat(bursts)  # (a burst's place among its flow's)
-        length = np.minimum(size, arrived[flow] - within * size)[order]
+        flow, length = self._bursts(j, step)
+        order = step.draws.bits(site.DROP, np.arange(flow.size) + self.BURST).argsort(kind="stable")
+        length = length[order]
         end = length.cumsum()  # (each burst's end in the step)
         total = float(end[-1]) if end.size else 0.0
         run = _Floats.minimum(forced, total)
         start = math.floor(self.ops.uniform(self.draws, site.DROP, self.RUN) * (total - run + 1))
-        overlap = np.minimum(end, start + run) - np.maximum(end - length, start)
-        hit = np.bincount(flow[order], weights=np.maximum(overlap, 0.0), minlength=j.size)
+        return self._hits(j, flow[order], length, end, start, start + run)
+
+    def _bursts(self, j, step):
+        """The step's bursts of flows ``j``, their flows' in turn: each one's flow (its place in ``j``) and packets."""
+        arrived = (step.arr[j] if step.link is None else step.arr[j] - step.link[j]).astype(np.int64)
+        size = self.burst[j].astype(np.int64)
+        bursts = -(-arrived // size)  # (the last one may be short)
+        flow = np.arange(j.size).repeat(bursts)  # (ndarray methods: numpy's functions wrap them at a cost)
+        within = np.arange(flow.size) - (bursts.cumsum() - bursts).repeat(bursts)  # (a burst's place among its flow's)
+        size = size[flow]
+        return flow, np.minimum(size, arrived[flow] - within * size)
+
+    @staticmethod
+    def _hits(j, flow, length, end, start, stop):
+        """The flows of ``j`` hit and their packets: each burst's (ending at ``end``) overlap with [start, stop)."""
+        overlap = np.minimum(end, stop) - np.maximum(end - length, start)
+        hit = np.bincount(flow, weights=np.maximum(overlap, 0.0), minlength=j.size)
         nz = hit.nonzero()[0]
         return j[nz], hit[nz]
 
