@@ -108,6 +108,36 @@ def test_a_flow_starved_before_its_acks_reach_the_loss_times_out_from_now():
         f.check(100.0)
 
 
+def test_a_queued_packet_lost_ahead_of_the_first_loss_becomes_the_event_s_first():
+    # Packets 101-106 in flight, 103 lost first (ACKs counted from 102); then
+    # a head drop or an eviction takes 101, queued with the 5 behind it.  The
+    # duplicate ACKs count from 101's place (100): 102, 104, 105 and 106 each
+    # bring one, and 103 is a hole one place earlier, found lost once 104-106
+    # are in.  Before, they were counted from 102: two duplicates only.
+    e, f, j = _pending()
+    f.ack_mark[0], f.sent_mark[0] = 102.0, 103.0
+    f.edge[0] = 103.0 + 10.0 - 1.0  # (a receiver's window of 10 held at the hole)
+    e.sender.on_queued_loss(0, 5, 0.0, 5.0)
+    assert (f.ack_mark[0], f.sent_mark[0], f.dropped[0], f.edge[0]) == (100.0, 101.0, 2.0, 110.0)
+    assert f.holes[0] == 1.0 and f.hole_at[0, 0] == 101.0 and np.isinf(f.hole_at[0, 1:]).all()
+    e.sender.on_acks(np.array([3.0]), True)
+    e.sender.decide_on_dupacks(j, 1.0)
+    assert f.state[0] == RECOVERY
+    # One sent after the first lost one is behind it, as before.
+    e, f, j = _pending()
+    e.sender.on_queued_loss(0, 5, 0.0, 2.0)
+    assert (f.ack_mark[0], f.sent_mark[0]) == (100.0, 101.0) and f.hole_at[0, 0] == 102.0
+    # A sender that decides when the first lost packet's ACK is due decides at the earlier one's.
+    tahoe = sim.Scenario(n_flows=1, bandwidth=10e6, rtt=0.1, queue=sim.DropTail(buffer=100), sender=sim.Tahoe(),
+                         duration=1.0, warmup=0.0)
+    t = _Engine([tahoe], False)
+    g = t.flows
+    g.state[0], g.inflight[0], g.sent[0], g.dropped[0], g.sent_mark[0] = PENDING, 6.0, 106.0, 1.0, 103.0
+    g.t_next[0] = 9 * t.dt
+    t.sender.on_queued_loss(0, 7, 0.0, 5.0)
+    assert g.sent_mark[0] == 101.0 and g.t_next[0] == 7 * t.dt
+
+
 def test_the_timer_ends_a_wait_that_never_reaches_the_threshold():
     # One duplicate ACK, and the one packet left in flight never brings its
     # own (its ACK held back): the flow waits, then times out at its RTO after the first.

@@ -641,7 +641,9 @@ class Sender:
         self.ring.lost(i, 1.0)
         # Sent after it: its packets queued behind it, the step's, the access link's.
         after = f.backlog[i] + arriving + behind
-        if f.holes is not None and self.counts_dupacks[i] and PENDING <= f.state[i] <= RECOVERY:
+        first = f.state[i] == PENDING and f.sent[i] - after < f.sent_mark[i]  # (sent before the event's first)
+        first = first and self._lost_ahead_of_first(i, slot, after)
+        if not first and f.holes is not None and self.counts_dupacks[i] and PENDING <= f.state[i] <= RECOVERY:
             ji = np.array([i])
             self._add_holes(ji, f.inflight[ji] - after - 1.0 - self._unfound(ji, f.state[ji]), 1.0)
         if f.state[i] == OPEN:
@@ -652,10 +654,41 @@ class Sender:
                 f.ack_mark[i] = f.acked[i] + f.inflight[i] - after - 1.0
                 f.t_dupack[i] = np.inf
             if self._watch_dupacks(np.array([i])).size:  # (else watched from the next step)
-                k = self.ring.k
-                f.t_next[i] = ((slot - k) % self.ring.L + k) * self.dt
+                f.t_next[i] = self._due(slot)
         elif f.state[i] == RECOVERY:
             f.carried[i] += 1.0
+
+    def _due(self, slot):
+        """When the ACK due in ring slot ``slot`` comes [s]."""
+        k = self.ring.k
+        return ((slot - k) % self.ring.L + k) * self.dt
+
+    def _lost_ahead_of_first(self, i, slot, after):
+        """Flow ``i``, its loss event pending, lost a queued packet sent before the event's first lost one.
+
+        A head drop (CoDel) or an eviction (random drop, CHOKe) can take a
+        packet that was sent earlier than the one lost first but is lost after
+        it.  The earlier one is now the event's first: the duplicate ACKs count
+        from its place and the decision comes at its ACK's time (the later one,
+        one place earlier now that the victim brings no ACK, is a hole behind it).
+        Returns whether it did (not where the ACKs in flight place the victim
+        behind the first: the step's counts are approximate).
+        """
+        f = self.f
+        counts = self.counts_dupacks is not None and self.counts_dupacks[i]
+        place = f.acked[i] + f.inflight[i] - after - 1.0
+        if counts and place >= f.ack_mark[i]:
+            return False
+        earlier = f.sent_mark[i] - (f.sent[i] - after)
+        f.sent_mark[i] -= earlier
+        f.edge[i] -= earlier  # (a receiver's window held at the hole moves with it: _hold_edge)
+        if not counts:
+            f.t_next[i] = min(f.t_next[i], self._due(slot))
+            return True
+        f.hole_at[i] -= 1.0  # (every hole lies behind the victim)
+        self._add_holes(np.array([i]), np.array([f.ack_mark[i] - 1.0 - f.acked[i]]), 1.0)
+        f.ack_mark[i] = place
+        return True
 
     def loss_detected(self, j, now, room=None):
         """The duplicate ACKs are in: fast retransmit if enough packets sent after the first lost one survived.
