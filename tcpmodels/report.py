@@ -69,7 +69,8 @@ def _margins(gain, phase, period=None):
 def _stability_lines(p, margin):
     head = f"  stable                {_STABLE_WORD[p.stability]}"
     if p.stability == "no verdict":
-        return [head + " (RED's forced drops or windows < 4 packets: outside the linearized loop)"]
+        return [head + " (RED's forced drops, its average at min_th or windows < 4 packets: outside the "
+                       "linearized loop)"]
     return [f"{head} ({_margins(p.gain_margin, p.phase_margin, p.period)}; required gain margin {margin:g})"]
 
 

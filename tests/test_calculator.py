@@ -707,6 +707,16 @@ def test_no_verdict_outside_the_model_and_no_remedy():
     assert s.remedies == () and any("no verdict" in note for note in s.notes)
 
 
+def test_no_verdict_names_an_operating_point_at_min_th():
+    # 3 flows on 100 Tbit/s: the windows (2.8e8 packets) hold at RED's smallest drop rate, the average sits at
+    # min_th, where red.stability gives no verdict; the note had named forced drops and small windows only.
+    with pytest.warns(TCPModelsWarning, match="cannot reach"):
+        s = calculator.red_setting(1e14, 0.1, 3, loss_rate=0.02)
+    assert s.prediction.stability == "no verdict" and s.prediction.window > 4
+    (note,) = [note for note in s.notes if "no verdict" in note]
+    assert "min_th" in note
+
+
 def test_fpq_rows_carry_fpqs_stability():
     s = calculator.fpq_setting(10e6, 0.2, 1400, packet_size=576)
     n = np.array([r.n_flows for r in s.rows])

@@ -76,7 +76,7 @@ class Prediction(Result):
         weight (:func:`tcpmodels.calculator.stability.verdicts`): ``"stable"``,
         ``"below margin"`` (stable, gain margin under the required one),
         ``"unstable"`` (the queue oscillates), ``"no verdict"`` (outside the
-        model: forced drops or windows under 4 packets), or ``"-"`` (no weight given).
+        model: forced drops, the average at min_th or windows under 4 packets), or ``"-"`` (no weight given).
     gain_margin : float
         Gain margin of the loop [-] (NaN without a verdict).
     phase_margin : float

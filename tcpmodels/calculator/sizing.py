@@ -441,7 +441,8 @@ def _stability_notes(here, margin, remedies, adaptive):
     """What the report says when the design point is not stable with the required margin."""
     if here.stability == "no verdict":
         return ["stability: no verdict at the design point: the linearized loop's operating point lies in RED's "
-                "forced drops or has windows under 4 packets (time-outs), outside the model."]
+                "forced drops, at min_th (its smallest drop rate already holds the windows; the ramp's slope is "
+                "one-sided there) or has windows under 4 packets (time-outs), outside the model."]
     if here.stability in ("stable", "-"):
         return []
     found = "; ".join(f"{r.change} {r.max_p:.4g}" if r.change == "max_p" else f"weight 2^-{r.ewma_log}"

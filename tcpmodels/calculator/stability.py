@@ -145,7 +145,7 @@ def verdicts(lk, n_flows, min_th, max_th, max_p, weight, *, gentle=False, margin
     tuple of ndarray
         ``(label, gain_margin, phase_margin, period)``: label ``"stable"``,
         ``"below margin"``, ``"unstable"`` or ``"no verdict"`` (operating point
-        in RED's forced drops or windows below 4 packets: outside the model);
+        in RED's forced drops, at min_th or windows below 4 packets: outside the model);
         margins and period NaN where there is no verdict.
     """
     n = np.atleast_1d(np.asarray(n_flows, dtype=float))
