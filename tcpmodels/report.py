@@ -395,8 +395,9 @@ def text_simulate(s):
         return fmt(getattr(p, field)) if p is not None and hasattr(p, field) else "-"
 
     return "\n".join([
-        f"Simulated {sc.n_flows} {type(sc.sender).__name__} flows through {type(sc.queue).__name__} ({settings})",
-        f"on a {_link_line(lk)}; {sc.duration:g} s, measured after {sc.warmup:g} s, seed {sc.seed}.", "",
+        f"Simulated {calculator.population_words(sc)} through {type(sc.queue).__name__} ({settings})",
+        f"on a {_link_line(lk)}{_rtts_words(sc)}; {sc.duration:g} s, measured after {sc.warmup:g} s, seed {sc.seed}.",
+        "",
         row("", "simulated", f"predicted {s.model}"),
         *([row("drops + ECN marks", _pct(r.loss_rate), _pct(s.predicted_loss) if s.model else "-"),
             row("ECN marks", _pct(r.mark_rate), predicted(_pct, "mark_rate"))] if getattr(sc.queue, "ecn", False)
@@ -410,6 +411,13 @@ def text_simulate(s):
         row("Jain index", f"{r.jain_index:.3f}", predicted("{:.3f}".format, "jain_index")),
         f"  goodput per flow: mean {r.goodput.mean():.1f}, min {r.goodput.min():.1f}, "
         f"max {r.goodput.max():.1f} packets/s", *_escaping_line(s), *_model_line(s)])
+
+
+def _rtts_words(sc):
+    """Where the round trips are given per flow or per group: their range (the link line's round trip is their mean)."""
+    if not isinstance(sc.rtt, tuple):
+        return ""
+    return f" (the mean of the round trips given, {_ms(min(sc.rtt))} to {_ms(max(sc.rtt))})"
 
 
 def _model_line(s):

@@ -2,7 +2,8 @@
 
 Top-level keys are the fields of ``Scenario``; ``[queue]`` and ``[sender]`` are
 tables whose ``type`` names a class of :mod:`tcpmodels.sim` (case-insensitive)
-and whose other keys are its fields.  Rates, times, sizes and buffers may be
+and whose other keys are its fields.  ``senders`` is a list of [count, sender]
+pairs (a sender a name or such a table), ``rtt`` a time or a list of them.  Rates, times, sizes and buffers may be
 strings with tc units (``"10mbit"``, ``"100ms"``, ``"576b"``, ``"64kb"``; a time written as a
 string needs its unit); numbers are SI (bit/s, s, bytes; buffers and thresholds in packets).  A
 whole-packet field given in bytes (``buffer = "64kb"``) becomes whole packets,
@@ -130,9 +131,9 @@ def _checked(where, table, allowed):
         raise ValueError(f"{where}unknown field {unknown[0]!r}; expected one of {', '.join(allowed)}")
 
 
-def _component(where, name, spec, packet_size):
-    """A ``[queue]`` or ``[sender]`` table (or a plain name) -> a sim object."""
-    classes = _roles()[name]
+def _component(where, name, spec, packet_size, role=None):
+    """A ``[queue]`` or ``[sender]`` table (or a plain name) -> a sim object (``role``: its role, if not ``name``)."""
+    classes = _roles()[role or name]
     names = ", ".join(c.__name__ for c in classes.values())
     if isinstance(spec, str):
         if _key(spec) not in classes:
@@ -152,6 +153,28 @@ def _component(where, name, spec, packet_size):
         return cls(**kwargs)
     except (TypeError, ValueError) as error:
         raise ValueError(f"{where}[{name}] {error}") from None
+
+
+def _rtts(where, value, packet_size):
+    """``rtt``: one time, or a list of them (one per flow or per sender group)."""
+    if not isinstance(value, list):
+        return _value(where, "rtt", value, "float", packet_size)
+    return tuple(_value(where, f"rtt[{i}]", v, "float", packet_size) if not isinstance(v, str)
+                 else _parse_unit(f"{where}rtt[{i}]", "rtt", v, packet_size) for i, v in enumerate(value))
+
+
+def _groups(where, value, packet_size):
+    """``senders``: a list of [count, sender] pairs, each sender a name or a table as ``[sender]`` takes."""
+    if not isinstance(value, list) or not all(isinstance(g, list) and len(g) == 2 for g in value):
+        raise ValueError(f"{where}senders: expected a list of [count, sender] pairs such as "
+                         f"[[5, \"newreno\"], [5, {{type = \"Tahoe\"}}]], got {short(value)}")
+    return tuple((_value(where, f"senders[{i}] count", count, "int", packet_size),
+                  _component(where, f"senders[{i}] sender", spec, packet_size, role="sender"))
+                 for i, (count, spec) in enumerate(value))
+
+
+# Scenario-file fields that take a list (read element by element).
+_LISTS = {"rtt": _rtts, "senders": _groups}
 
 
 def scenario_from_table(table, source=""):
@@ -196,7 +219,8 @@ def scenario_from_table(table, source=""):
     defaults = {f.name: f.default for f in dataclasses.fields(sim.Scenario)}
     size = _value(where, "packet_size", table.get("packet_size", defaults["packet_size"]), "float", None)
     kwargs = {k: _component(where, k, v, size) if k in _roles() else _value(where, k, v, fields[k], size)
-              for k, v in table.items()}
+              for k, v in table.items() if k not in _LISTS}
+    kwargs.update({k: _LISTS[k](where, v, size) for k, v in table.items() if k in _LISTS})
     if "warmup" not in kwargs and "duration" in kwargs and kwargs["duration"] <= defaults["warmup"]:
         kwargs["warmup"] = WARMUP_SHARE * kwargs["duration"]  # the user never set a warm-up: fit one
     try:

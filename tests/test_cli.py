@@ -195,6 +195,15 @@ def test_simulate_prints_summary_json_and_plot(capsys, scenario, tmp_path):
     ("n_flows = 10\nbandwidth = 1e7\nrtt = 0.1\n[queue]\ntype = 'DropTail'\nsize = 5", ["size"]),
     ("n_flows = 10\nbandwidth = '10 mbit'\nrtt = 0.1", ["bandwidth"]),
     ("n_flows = 10\nbandwidth = 1e7\nrtt = 0.1\nwarmup = 900", ["warmup"]),
+    ("n_flows = 3\nbandwidth = 1e7\nrtt = [0.1, '120', 0.2]", ["rtt[1]", "unit"]),
+    ("n_flows = 3\nbandwidth = 1e7\nrtt = [0.1, 1e400, 0.2]", ["rtt[1]", "finite"]),
+    ("n_flows = 3\nbandwidth = 1e7\nrtt = [0.1, 0.2]", ["rtt", "one per flow (3)"]),
+    ("n_flows = 2\nbandwidth = 1e7\nrtt = 0.1\nsenders = 'tahoe'", ["senders", "[count, sender] pairs"]),
+    ("n_flows = 2\nbandwidth = 1e7\nrtt = 0.1\nsenders = [[1, 'tahoe'], [1, {type = 'RED'}]]",
+     ["senders[1] sender.type", "unknown 'RED'"]),
+    ("n_flows = 2\nbandwidth = 1e7\nrtt = 0.1\nsenders = [[1, 'tahoe'], [1, {type = 'NewReno', sack = 'yes'}]]",
+     ["senders[1] sender", "sack"]),
+    ("n_flows = 2\nbandwidth = 1e7\nrtt = 0.1\nsenders = [[1.5, 'tahoe'], [1, 'reno']]", ["senders", "count"]),
 ])
 def test_bad_scenario_file_is_one_line(capsys, tmp_path, text, names):
     path = tmp_path / "bad.toml"
@@ -511,6 +520,23 @@ def test_simulate_random_drop_and_mixed_groups(capsys, tmp_path):
     assert "  no prediction: the sender groups differ (5 NewReno, 5 Tahoe): the models take one sender" in out
     data = json.loads(run(capsys, ["simulate", str(path), "--json"])[1])
     assert data["prediction"] is None and data["model"] is None and "5 Tahoe" in data["no_prediction"]
+
+
+def test_simulate_takes_round_trips_per_flow_and_sender_tables_per_group(capsys, tmp_path):
+    # The Python contract's per-flow RTTs and mixed populations, from a file: times with or without their unit,
+    # each group's sender a name or a table as [sender] takes; the summary names the groups and the RTTs' range.
+    path = tmp_path / "mixed.toml"
+    path.write_text('n_flows = 4\nbandwidth = "10mbit"\nrtt = [0.06, "120ms", 0.18, "240ms"]\nduration = "2s"\n'
+                    'senders = [[2, {type = "NewReno", sack = true, min_rto = "200ms"}], [2, "tahoe"]]\n')
+    status, out, err = run(capsys, ["simulate", str(path)])
+    assert status == 0 and err == ""
+    assert out.startswith("Simulated 4 flows (2 NewReno, 2 Tahoe) through RED")
+    assert "150 ms round trip" in out and "(the mean of the round trips given, 60 ms to 240 ms)" in out
+    data = json.loads(run(capsys, ["simulate", str(path), "--json"])[1])["scenario"]
+    assert data["rtt"] == [0.06, 0.12, 0.18, 0.24]
+    (first, spec), (second, tahoe) = data["senders"]
+    assert (first, spec["type"], spec["sack"], spec["min_rto"]) == (2, "NewReno", True, 0.2)
+    assert (second, tahoe["type"]) == (2, "Tahoe")
 
 
 def test_simulate_warns_before_the_run(capsys, monkeypatch, tmp_path):

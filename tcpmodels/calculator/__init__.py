@@ -52,6 +52,7 @@ from .simulation import (
     droptail_prediction,
     limits_words,
     no_prediction,
+    population_words,
     red_scenario,
     simulate,
 )
@@ -79,7 +80,7 @@ __all__ = [
     "DropTailSizing", "HSTCPRow", "HSTCPTable", "Simulation", "Example",
     "link", "predict", "tc_rate", "check_dev", "max_threshold", "tc_red", "ns3_red", "red_setting", "fpq_setting",
     "droptail_sizing", "hstcp_table", "load_scenario", "simulate", "red_scenario", "droptail_prediction", "example",
-    "no_prediction", "limits_words", "PEAK_WINDOW",
+    "no_prediction", "limits_words", "population_words", "PEAK_WINDOW",
     "jsonable",
     "to_csv", "MAX_DELAY", "MAX_POINTS", "THESIS_PACKET_SIZE", "DEFAULT_MARGIN", "Remedy", "Verdict",
 ]

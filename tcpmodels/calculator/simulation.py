@@ -14,7 +14,8 @@ from .predictions import DEFAULT_MODEL, SENDERS, predict
 from .tc import tc_rate
 
 __all__ = ["CHECK_DURATION", "CHECK_WARMUP", "BYTES_PER_FLOW", "PEAK_WINDOW", "Simulation", "simulate",
-           "red_scenario", "memory_needed", "droptail_prediction", "no_prediction", "limits_words"]
+           "red_scenario", "memory_needed", "droptail_prediction", "no_prediction", "limits_words",
+           "population_words"]
 
 #: Simulated time of the check of a printed RED setting [s] (``tcpmodels red --check``), of which the
 #: first :data:`CHECK_WARMUP` is not measured.  On the thesis' standard link (300 flows, 2 % target,
@@ -228,6 +229,23 @@ def _capped_windows(scenario, lk, e):
             f"{peak:.0f} at the peak of random drop's predicted window ({PEAK_WINDOW:.3g} x {e.window:.1f}), and "
             "its model has no senders' limits: random drop takes its drops from the queued packets, so no flow "
             "escapes the overflows at its limit (RFC 2309) as in drop-tail's")
+
+
+def population_words(scenario):
+    """``300 Tahoe flows``, or ``10 flows (5 NewReno, 5 Tahoe)`` where the sender groups differ.
+
+    Parameters
+    ----------
+    scenario : tcpmodels.sim.Scenario
+
+    Returns
+    -------
+    str
+    """
+    groups = scenario.groups
+    if all(spec == groups[0][1] for _, spec in groups):
+        return f"{scenario.n_flows} {type(scenario.sender).__name__} flows"
+    return f"{scenario.n_flows} flows ({_group_words(groups)})"
 
 
 def limits_words(scenario):
