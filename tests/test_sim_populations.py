@@ -93,6 +93,7 @@ def test_explicit_rtts_are_used_as_given(rtt):
     (dict(rtt=[0.05] * 29 + [0.0]), "rtt"),
     (dict(rtt=[0.05] * 29 + [-1.0]), "rtt"),
     (dict(rtt=[0.05] * 29 + [float("inf")]), "rtt"),
+    (dict(rtt=[[0.05] * 15, [0.1] * 15]), "rtt"),  # a table of 30, not a flat list (it was flattened)
     (dict(rtt=[0.05] * 30, time_step=0.06), "time_step"),  # longer than the smallest RTT
 ])
 def test_bad_groups_and_rtts_are_refused_naming_the_field(kw, field):

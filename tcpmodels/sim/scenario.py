@@ -1217,7 +1217,10 @@ class Scenario(Result):
         if np.ndim(self.rtt) == 0:
             _set(self, "rtt", _positive("rtt", self.rtt))
             return
-        rtts = tuple(_finite("rtt", float(x)) for x in _checks.positive("rtt", self.rtt).ravel())
+        if np.ndim(self.rtt) != 1:
+            raise ValueError(f"rtt: give one RTT or a flat sequence of them (per flow or per sender group), got "
+                             f"{np.ndim(self.rtt)} dimensions")
+        rtts = tuple(_finite("rtt", float(x)) for x in _checks.positive("rtt", self.rtt))
         if len(rtts) not in (self.n_flows, len(self.groups)):
             raise ValueError(f"rtt: give one RTT, one per flow ({self.n_flows}) or one per sender group "
                              f"({len(self.groups)}); got {len(rtts)}")
