@@ -3,9 +3,10 @@
 Top-level keys are the fields of ``Scenario``; ``[queue]`` and ``[sender]`` are
 tables whose ``type`` names a class of :mod:`tcpmodels.sim` (case-insensitive)
 and whose other keys are its fields.  ``senders`` is a list of [count, sender]
-pairs (a sender a name or such a table), ``rtt`` a time or a list of them.  Rates, times, sizes and buffers may be
-strings with tc units (``"10mbit"``, ``"100ms"``, ``"576b"``, ``"64kb"``; a time written as a
-string needs its unit); numbers are SI (bit/s, s, bytes; buffers and thresholds in packets).  A
+pairs (a sender a name or such a table), ``rtt`` a time or a list of them.
+Rates, times, sizes and buffers may be strings with tc units (``"10mbit"``,
+``"100ms"``, ``"576b"``, ``"64kb"``; a time written as a string needs its unit);
+numbers are SI (bit/s, s, bytes; buffers and thresholds in packets).  A
 whole-packet field given in bytes (``buffer = "64kb"``) becomes whole packets,
 rounded down (at least one); given in packets it must be whole.  Booleans are
 TOML's ``true``/``false``; a string, a number, a
@@ -92,9 +93,12 @@ def _kind(annotation):
     return "any"
 
 
-def _value(where, key, value, kind, packet_size):
-    """One scenario value in SI units; strings may carry tc units; booleans and numbers as typed."""
-    label = f"{where}{key}"
+def _value(where, key, value, kind, packet_size, label=None):
+    """One scenario value in SI units; strings may carry tc units; booleans and numbers as typed.
+
+    (``label``: what errors name, ``where`` and ``key`` unless given: an entry of a list.)
+    """
+    label = label or f"{where}{key}"
     if kind == "bool":
         if not isinstance(value, bool):
             raise ValueError(f"{label}: expected true or false (TOML booleans, without quotes), got {value!r}")
@@ -159,8 +163,7 @@ def _rtts(where, value, packet_size):
     """``rtt``: one time, or a list of them (one per flow or per sender group)."""
     if not isinstance(value, list):
         return _value(where, "rtt", value, "float", packet_size)
-    return tuple(_value(where, f"rtt[{i}]", v, "float", packet_size) if not isinstance(v, str)
-                 else _parse_unit(f"{where}rtt[{i}]", "rtt", v, packet_size) for i, v in enumerate(value))
+    return tuple(_value(where, "rtt", v, "float", packet_size, label=f"{where}rtt[{i}]") for i, v in enumerate(value))
 
 
 def _groups(where, value, packet_size):

@@ -641,8 +641,8 @@ class Sender:
         self.ring.lost(i, 1.0)
         # Sent after it: its packets queued behind it, the step's, the access link's.
         after = f.backlog[i] + arriving + behind
-        first = f.state[i] == PENDING and f.sent[i] - after < f.sent_mark[i]  # (sent before the event's first)
-        first = first and self._lost_ahead_of_first(i, slot, after)
+        place = f.acked[i] + f.inflight[i] - after - 1.0  # (where its ACK would have come, losses ahead included)
+        first = self._lost_ahead_of_first(i, slot, after, place)
         if not first and f.holes is not None and self.counts_dupacks[i] and PENDING <= f.state[i] <= RECOVERY:
             ji = np.array([i])
             self._add_holes(ji, f.inflight[ji] - after - 1.0 - self._unfound(ji, f.state[ji]), 1.0)
@@ -651,7 +651,7 @@ class Sender:
             f.drop_mark[i] = f.dropped[i] - 1.0
             f.sent_mark[i] = f.sent[i] - after
             if self.counts_dupacks is not None:
-                f.ack_mark[i] = f.acked[i] + f.inflight[i] - after - 1.0
+                f.ack_mark[i] = place
                 f.t_dupack[i] = np.inf
             if self._watch_dupacks(np.array([i])).size:  # (else watched from the next step)
                 f.t_next[i] = self._due(slot)
@@ -663,20 +663,23 @@ class Sender:
         k = self.ring.k
         return ((slot - k) % self.ring.L + k) * self.dt
 
-    def _lost_ahead_of_first(self, i, slot, after):
-        """Flow ``i``, its loss event pending, lost a queued packet sent before the event's first lost one.
+    def _lost_ahead_of_first(self, i, slot, after, place):
+        """Whether flow ``i``'s lost queued packet, sent before its pending event's first loss, became that first.
 
-        A head drop (CoDel) or an eviction (random drop, CHOKe) can take a
-        packet that was sent earlier than the one lost first but is lost after
-        it.  The earlier one is now the event's first: the duplicate ACKs count
-        from its place and the decision comes at its ACK's time (the later one,
-        one place earlier now that the victim brings no ACK, is a hole behind it).
-        Returns whether it did (not where the ACKs in flight place the victim
-        behind the first: the step's counts are approximate).
+        The packet has ``after`` packets sent behind it, and its ACK was due at
+        ``place`` in the ACK stream (losses ahead of it included).  A head
+        drop (CoDel) or an eviction (random drop, CHOKe) can take a packet
+        that was sent earlier than the one lost first but is lost after it.
+        The earlier one is now the event's first: the duplicate ACKs count from
+        its place and the decision comes at its ACK's time (the later one, one
+        place earlier now that the victim brings no ACK, is a hole behind it).
+        Not where the ACKs in flight place the victim behind the first after
+        all (the step's counts are approximate).
         """
         f = self.f
+        if f.state[i] != PENDING or f.sent[i] - after >= f.sent_mark[i]:
+            return False
         counts = self.counts_dupacks is not None and self.counts_dupacks[i]
-        place = f.acked[i] + f.inflight[i] - after - 1.0
         if counts and place >= f.ack_mark[i]:
             return False
         earlier = f.sent_mark[i] - (f.sent[i] - after)
