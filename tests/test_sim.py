@@ -475,17 +475,21 @@ def test_a_seed_fixes_the_result_whatever_shares_the_batch(queue):
 # only bit-for-bit identity is checked here.)
 @pytest.mark.filterwarnings("ignore:time_step.*packet spacing:tcpmodels.TCPModelsWarning")
 @pytest.mark.filterwarnings("ignore:time_step. the queue averaged:tcpmodels.TCPModelsWarning")
-@pytest.mark.parametrize("precision", ["float64", "float32"])
-def test_a_scenario_is_the_same_alone_and_in_any_mixed_batch(precision, monkeypatch):
+@pytest.mark.parametrize(("precision", "red_lanes"), [("float64", True), ("float32", True), ("float64", False)])
+def test_a_scenario_is_the_same_alone_and_in_any_mixed_batch(precision, red_lanes, monkeypatch):
     # One batch of differing seeds, RTTs (so RTT sample intervals), rates,
     # RED curves and weights (one heavy enough for Newton's refinement of
     # RED's crossings, the others not), link loss or none, senders, with
     # scenarios of another shape interleaved: each result is its scenario's
     # alone, bit for bit.  In float32 (a batch of 10 000 flows or more, here
     # forced) too: every run in float32.  The workloads, senders and queues
-    # of issue 13 too.
+    # of issue 13 too.  RED's batches here (2-3 scenarios each) take their
+    # steps scenario by scenario on floats (queues.FLOAT_LANES), and, forced,
+    # on the batch's arrays: both are each scenario's numbers alone.
     if precision == "float32":
         monkeypatch.setattr(flows, "FLOAT32_FLOWS", 0)
+    if not red_lanes:
+        monkeypatch.setattr(queues, "FLOAT_LANES", 0)
     base = dict(BASE, time_step=0.01)
     red = [sim.RED(min_th=3, max_th=30, max_p=0.1), sim.RED(min_th=5, max_th=40, max_p=0.3, weight=0.3),
            sim.RED(min_th=2, max_th=20, max_p=0.05, weight=0.02)]

@@ -39,3 +39,21 @@ def test_a_round_of_red_s_spaced_decisions_takes_its_first_draw_where_none_is_du
     first, rest = _Arrays.round_draws(batch, site.SPACED, 0, np.array([-2.09, -2.09]))
     assert first.shape == (2,) and rest.shape[1] == 2
     assert first[0] == _Floats.round_draws(alone, site.SPACED, 0, -2.09)[0] == alone.scalar(site.SPACED, 0)
+
+
+def test_a_lane_draws_its_scenario_s_numbers_as_that_scenario_alone_does():
+    # RED's lanes (queues._REDState._by_lane) take a small batch's step scenario by scenario on floats: scenario
+    # s's lane must hand out its column of the batch's counter-based draws, which are its numbers alone, at
+    # every step (the counter's step field included) and site.
+    seeds = [3, 11, 3, 0]
+    batch, alone = Draws(seeds, 5), [Draws([s], 5) for s in seeds]
+    lanes = [batch.lane(s) for s in range(len(seeds))]
+    for k in (0, 1, 77, (1 << 28) + 5):
+        for d in (batch, *alone):
+            d.at(k)
+        for which in (site.SPACED, site.LATER, site.HOLD):
+            block = batch.uniform_range(which, 2, 9)
+            for s, (lane, own) in enumerate(zip(lanes, alone, strict=True)):
+                assert [lane.scalar(which, i) for i in range(2, 9)] == block[:, s].tolist()
+                assert lane.uniform_range(which, 2, 9).tolist() == own.uniform_range(which, 2, 9).tolist()
+                assert lane.scalar(which, 5) == own.scalar(which, 5) == batch.uniform(which, 5)[s]

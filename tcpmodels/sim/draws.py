@@ -71,6 +71,14 @@ def _mix(z):
     return z
 
 
+def _scalar(now, site, index):
+    """Draw ``index`` of ``site`` as a float, ``now`` the scenario's key plus the step's offset (pure Python)."""
+    z = (now + ((site << _SITE_SHIFT) + index) * _GOLDEN) & _MASK
+    z = ((z ^ (z >> 30)) * _M1) & _MASK
+    z = ((z ^ (z >> 27)) * _M2) & _MASK
+    return ((z ^ (z >> 31)) >> 11) * _UNIT
+
+
 class Draws:
     """The random streams of a batch of S scenarios with n flows each.
 
@@ -175,10 +183,11 @@ class Draws:
 
     def scalar(self, site, index):
         """The first scenario's ``uniform(site, index)`` as a float (pure Python: a batch of one)."""
-        z = (self.now0 + ((site << _SITE_SHIFT) + index) * _GOLDEN) & _MASK
-        z = ((z ^ (z >> 30)) * _M1) & _MASK
-        z = ((z ^ (z >> 27)) * _M2) & _MASK
-        return ((z ^ (z >> 31)) >> 11) * _UNIT
+        return _scalar(self.now0, site, index)
+
+    def lane(self, s):
+        """Scenario ``s``'s counter-based uniforms as it draws them alone (``scalar``, ``uniform_range``)."""
+        return _Lane(self, int(self.keys[s]))
 
     def generators(self, site):
         """One ``numpy.random.Generator`` per scenario for ``site``."""
@@ -262,3 +271,25 @@ class Draws:
         for s, (g, c) in enumerate(zip(gens, self.counts, strict=True)):  # (a scenario's own flows: as alone)
             out[s * n:s * n + c] = g.binomial(trials[s * n:s * n + c], p[s * n:s * n + c])
         return out
+
+
+class _Lane:
+    """One scenario of a batch's counter-based uniforms, drawn as that scenario alone draws them.
+
+    The same integers as its column of the batch's draws (its key plus the
+    step's offset, mod 2^64), so the same floats: RED's lanes
+    (``queues._REDState``) take a small batch's step scenario by scenario.
+    """
+
+    def __init__(self, draws, key):
+        self.draws, self.key = draws, key
+
+    def scalar(self, site, index):
+        """``Draws.scalar`` of this scenario."""
+        return _scalar((self.key + self.draws._offset) & _MASK, site, index)
+
+    def uniform_range(self, site, first, end):
+        """``Draws.uniform_range`` of this scenario, one row (as a batch of one)."""
+        start = np.array((self.key + self.draws._offset + _SITE_OFFSETS[site]) & _MASK, dtype=np.uint64)
+        z = self.draws._weyl_to(end)[first:] + start
+        return np.right_shift(_mix(z), _S11, out=z) * _UNIT

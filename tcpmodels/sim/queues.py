@@ -485,6 +485,8 @@ class _Arrays:
 
 # A lone scenario takes its spaced decisions one per round below this many due in a step, in a block above.
 FLOAT_BLOCK = 16.0
+# A batch of up to this many scenarios takes RED's step one scenario at a time, on floats (_REDState._by_lane).
+FLOAT_LANES = 4
 
 
 class _Floats:
@@ -736,7 +738,7 @@ class _REDState(_FIFO):
         self.count = self.ops.take(np.zeros(size))  # arrivals since the last drop
         # Early decisions leave the queue unless they are ECN marks.
         self.removes = 0.0 if self.ecn else 1.0
-        self._lanes = None
+        self._lanes = self._lane_states = None
 
     def _set_curve(self, s, min_th, max_th, max_p):
         # red.drop_probability tabulated at its breakpoints: the curve is
@@ -752,21 +754,25 @@ class _REDState(_FIFO):
         self.one[s] = one = xp[np.argmax(fp >= 1.0)]
         # The arrivals accepted just below it are judged there.
         self.p_top[s] = red.drop_probability(np.nextafter(one, 0.0), min_th, max_th, max_p, gentle=self.gentle)
-        self._lanes = None
+        self._lanes = self._lane_states = None
 
     def _parameters(self):
         """The per-scenario parameters in the form ``self.ops`` works on (rebuilt after a retune)."""
         if self._lanes is None:
-            take, batch = self.ops.take, self.ops is _Arrays
-            p_top = take(self.p_top)
-            self._lanes = SimpleNamespace(
-                one=take(self.one), w=take(self.w), log_keep=take(self.log_keep), p_top=p_top,
-                top_decisions=self._rate(p_top, 1.0), top_rate=self._rate(p_top),
-                knots=self.knots if batch else self.knots[0].tolist(),
-                first=np.arange(self.w.size) * 5 if batch else 0,
-                at_zero=self.line[0] if batch else self.line[0].tolist(),
-                slope=self.line[1] if batch else self.line[1].tolist())
+            self._lanes = (self._parameter_set(_Arrays.take, self.knots, np.arange(self.w.size) * 5, self.line)
+                           if self.ops is _Arrays else self._lane_parameters(0))
         return self._lanes
+
+    def _lane_parameters(self, s):
+        """Scenario ``s``'s parameters as floats: a lone scenario's, or a lane's (``_by_lane``)."""
+        return self._parameter_set(lambda values: float(values[s]), self.knots[s].tolist(), 0,
+                                   self.line[:, 5 * s:5 * s + 5].tolist())
+
+    def _parameter_set(self, take, knots, first, line):
+        p_top = take(self.p_top)
+        return SimpleNamespace(one=take(self.one), w=take(self.w), log_keep=take(self.log_keep), p_top=p_top,
+                               top_decisions=self._rate(p_top, 1.0), top_rate=self._rate(p_top), knots=knots,
+                               first=first, at_zero=line[0], slope=line[1])
 
     def mark_early(self, D, step):
         """Early (spaced) decisions become marks (both ends speak ECN); forced drops stay drops."""
@@ -787,6 +793,8 @@ class _REDState(_FIFO):
         return (self.removes if leaving is None else leaving) * 2.0 * p / (1.0 + p)
 
     def early_drops(self, q, arrivals, idle, serve):
+        if self.ops is _Arrays and self.size <= FLOAT_LANES:
+            return self._by_lane(q, arrivals, idle, serve)
         ops, par = self.ops, self._parameters()
         one, w, log_keep = par.one, par.w, par.log_keep
         left, idle = ops.take(arrivals), ops.take(idle)
@@ -862,6 +870,32 @@ class _REDState(_FIFO):
         self.count = count
         self.forced = ops.give(forced)
         return ops.give(forced + early)
+
+    def _by_lane(self, q, arrivals, idle, serve):
+        """``early_drops`` of a small batch, scenario by scenario on floats (``FLOAT_LANES``).
+
+        Each lane is its scenario as a lone RED queue: its parameters and
+        draws (``Draws.lane``) as floats, and the same operations, so the
+        same numbers as the batch's arrays give (see ``_Floats``).
+        """
+        if self._lane_states is None:
+            self._lane_states = [self._lane(s) for s in range(self.size)]
+        q, arrivals, idle, serve = (np.broadcast_to(np.asarray(v, dtype=float), (self.size,))
+                                    for v in (q, arrivals, idle, serve))
+        out, forced = np.empty(self.size), np.empty(self.size)
+        for s, lane in enumerate(self._lane_states):
+            lane.avg, lane.count = self.avg[s:s + 1], float(self.count[s])
+            out[s] = lane.early_drops(q[s:s + 1], arrivals[s:s + 1], idle[s:s + 1], serve[s:s + 1])[0]
+            self.avg[s], self.count[s], forced[s] = lane.avg[0], lane.count, lane.forced[0]
+        self.forced = forced
+        return out
+
+    def _lane(self, s):
+        """Scenario ``s`` of the batch as a lone RED queue that only takes steps (``_by_lane``)."""
+        lane = object.__new__(_REDState)
+        lane.ops, lane.shape, lane.size, lane.removes = _Floats, None, 1, self.removes
+        lane.draws, lane._lanes = self.draws.lane(s), self._lane_parameters(s)
+        return lane
 
     def _below(self, x, r, n, hot, end):
         """A segment's arrivals judged below the all-drop point, and where some were spared at a short queue."""
