@@ -485,8 +485,10 @@ class _Arrays:
 
 # A lone scenario takes its spaced decisions one per round below this many due in a step, in a block above.
 FLOAT_BLOCK = 16.0
-# A batch of up to this many scenarios takes RED's step one scenario at a time, on floats (_REDState._by_lane).
-FLOAT_LANES = 4
+# A batch of up to this many scenarios takes RED's step one scenario at a time, on floats (_REDState._by_lane):
+# a lane's cost grows with the batch, the arrays' hardly (whole runs 0.78-0.82x at 2-4 scenarios, 0.91-0.94x at 8,
+# 1.04x at 16: docs/simulator_record.md, "RED's step scenario by scenario").
+FLOAT_LANES = 8
 
 
 class _Floats:
@@ -542,6 +544,12 @@ class _Floats:
     def tally(at, length):
         k = int(np.searchsorted(at, length, side="right"))
         return k, float(at[k - 1]) if k else 0.0, float(at[-1]), at.size
+
+
+class _LaneFloats(_Floats):
+    """``_Floats`` for a lane of a small batch (``_REDState._by_lane``): its state in and out as Python floats."""
+
+    take = give = staticmethod(lambda value: value)
 
 
 def _stable_order(key):
@@ -874,26 +882,28 @@ class _REDState(_FIFO):
     def _by_lane(self, q, arrivals, idle, serve):
         """``early_drops`` of a small batch, scenario by scenario on floats (``FLOAT_LANES``).
 
-        Each lane is its scenario as a lone RED queue: its parameters and
-        draws (``Draws.lane``) as floats, and the same operations, so the
-        same numbers as the batch's arrays give (see ``_Floats``).
+        Each lane is its scenario as a lone RED queue: its parameters, state
+        (``_LaneFloats``) and draws (``Draws.lane``) as floats, and the same
+        operations, so the same numbers as the batch's arrays give (see
+        ``_Floats``).
         """
         if self._lane_states is None:
             self._lane_states = [self._lane(s) for s in range(self.size)]
-        q, arrivals, idle, serve = (np.broadcast_to(np.asarray(v, dtype=float), (self.size,))
+        q, arrivals, idle, serve = (np.broadcast_to(np.asarray(v, dtype=float), (self.size,)).tolist()
                                     for v in (q, arrivals, idle, serve))
-        out, forced = np.empty(self.size), np.empty(self.size)
+        avg, count = self.avg.tolist(), self.count.tolist()
+        out, forced = [0.0] * self.size, [0.0] * self.size
         for s, lane in enumerate(self._lane_states):
-            lane.avg, lane.count = self.avg[s:s + 1], float(self.count[s])
-            out[s] = lane.early_drops(q[s:s + 1], arrivals[s:s + 1], idle[s:s + 1], serve[s:s + 1])[0]
-            self.avg[s], self.count[s], forced[s] = lane.avg[0], lane.count, lane.forced[0]
-        self.forced = forced
-        return out
+            lane.avg, lane.count = avg[s], count[s]
+            out[s] = lane.early_drops(q[s], arrivals[s], idle[s], serve[s])
+            avg[s], count[s], forced[s] = lane.avg, lane.count, lane.forced
+        self.avg, self.count, self.forced = np.array(avg), np.array(count), np.array(forced)
+        return np.array(out)
 
     def _lane(self, s):
         """Scenario ``s`` of the batch as a lone RED queue that only takes steps (``_by_lane``)."""
         lane = object.__new__(_REDState)
-        lane.ops, lane.shape, lane.size, lane.removes = _Floats, None, 1, self.removes
+        lane.ops, lane.shape, lane.size, lane.removes = _LaneFloats, None, 1, self.removes
         lane.draws, lane._lanes = self.draws.lane(s), self._lane_parameters(s)
         return lane
 
@@ -1021,7 +1031,7 @@ class _REDState(_FIFO):
         arrivals (reset below min_th; unchanged without arrivals).
         """
         ops = self.ops
-        if ops is _Floats and length * p < FLOAT_BLOCK:
+        if ops is not _Arrays and length * p < FLOAT_BLOCK:
             return self._spaced_alone(p, length, count, which)
         on = p > 0
         inv = 1.0 / ops.maximum(p, 1e-12)
@@ -1049,13 +1059,16 @@ class _REDState(_FIFO):
         """``_spaced`` for a lone scenario with few decisions due: one a round, on floats.
 
         (The same numbers as the rounds of ``_spaced`` one decision each; the
-        draw after the last round's is never made.)
+        draw after the last round's is never made, nor the first where no
+        decision can fall: the first falls one arrival on at the earliest.)
         """
+        after = count + length if p > 0 or length == 0 else 0.0
+        if not (p > 0 and length >= 1.0):
+            return 0, after
         scalar, maximum = self.draws.scalar, _Floats.maximum
         inv = 1.0 / maximum(p, 1e-12)
         at = maximum(math.floor(scalar(which, 0) * (1.0 - count * p) * inv) + 1.0, 1.0)
-        todo = p > 0 and at <= length
-        count = count + length if p > 0 or length == 0 else 0.0
+        todo, count = at <= length, after
         decided = 0
         while todo:
             decided += 1
