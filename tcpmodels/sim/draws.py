@@ -71,6 +71,14 @@ def _mix(z):
     return z
 
 
+def _lone_start(now, site):
+    """A lone scenario's counter of draw 0 of ``site`` (``now``: its key plus the step's offset), 0-d uint64.
+
+    (From Python ints: cheaper than the batch's table for a lone scenario's few draws a step.)
+    """
+    return np.array((now + _SITE_OFFSETS[site]) & _MASK, dtype=np.uint64)
+
+
 def _scalar(now, site, index):
     """Draw ``index`` of ``site`` as a float, ``now`` the scenario's key plus the step's offset (pure Python)."""
     z = (now + ((site << _SITE_SHIFT) + index) * _GOLDEN) & _MASK
@@ -114,8 +122,8 @@ class Draws:
 
     def _start(self, site):
         """Each scenario's counter of draw 0 of ``site`` at this step, times the Weyl increment (S,; 0-d if S == 1)."""
-        if self.S == 1:  # (from Python ints: cheaper than the table for a lone scenario's few draws a step)
-            return np.array((self.now0 + _SITE_OFFSETS[site]) & _MASK, dtype=np.uint64)
+        if self.S == 1:
+            return _lone_start(self.now0, site)
         if self._starts is None:
             self._starts = _SITES + (self.keys + np.array(self._offset, dtype=np.uint64))  # (wraps modulo 2^64)
         return self._starts[site]
@@ -290,6 +298,5 @@ class _Lane:
 
     def uniform_range(self, site, first, end):
         """``Draws.uniform_range`` of this scenario, one row (as a batch of one)."""
-        start = np.array((self.key + self.draws._offset + _SITE_OFFSETS[site]) & _MASK, dtype=np.uint64)
-        z = self.draws._weyl_to(end)[first:] + start
+        z = self.draws._weyl_to(end)[first:] + _lone_start((self.key + self.draws._offset) & _MASK, site)
         return np.right_shift(_mix(z), _S11, out=z) * _UNIT

@@ -486,8 +486,8 @@ class _Arrays:
 # A lone scenario takes its spaced decisions one per round below this many due in a step, in a block above.
 FLOAT_BLOCK = 16.0
 # A batch of up to this many scenarios takes RED's step one scenario at a time, on floats (_REDState._by_lane):
-# a lane's cost grows with the batch, the arrays' hardly (whole runs 0.78-0.82x at 2-4 scenarios, 0.91-0.94x at 8,
-# 1.04x at 16: docs/simulator_record.md, "RED's step scenario by scenario").
+# a lane's cost grows with the batch, the arrays' hardly (runs of 15-40 s 0.78-0.82x at 2-4 scenarios, 0.91-0.94x
+# at 8, 1.04x at 16: docs/simulator_record.md, "RED's step scenario by scenario").
 FLOAT_LANES = 8
 
 
