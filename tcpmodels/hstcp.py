@@ -205,9 +205,30 @@ def _stepped(w, kind, column):
 
 
 def _warn_beyond(w, kind, limit, message):
-    if kind in ("formula", "monotone"):
+    # (The message is built only where it is given: the simulator asks at every step.)
+    if kind in ("formula", "monotone") and (w > limit).any():
         message = f"{message} above {limit:.0f} packets (RFC 3649 designs up to 83000)"
-        _checks.warn_where(w > limit, message, stacklevel=4)
+        _checks.warn_where(True, message, stacklevel=5)
+
+
+def _a_law(w, kind):
+    """:func:`a` at checked windows ``w`` (an array, every entry > 0) of a checked ``kind``, warning as it does.
+
+    The simulator's HighSpeed senders call it at every step, on windows the
+    engine keeps at 1 packet or more.
+    """
+    _warn_beyond(w, kind, _A_PEAK_WINDOW, "RFC 3649 a(w) decreases with the window")
+    if kind == "formula":
+        return _a(w)
+    if kind == "monotone":
+        return np.maximum(_a(w), 1.0)
+    return _stepped(w, kind, 1)
+
+
+def _b_law(w, kind):
+    """:func:`b` at checked windows ``w`` of a checked ``kind``, warning as it does (see :func:`_a_law`)."""
+    _warn_beyond(w, kind, _B_ZERO_WINDOW, "RFC 3649 b(w) is negative")
+    return _b(w) if kind in ("formula", "monotone") else _stepped(w, kind, 2)
 
 
 def p(window):
@@ -305,9 +326,7 @@ def b(window, kind="formula"):
     """
     kind = _checks.choice("kind", kind, KINDS)
     w = _window(window)
-    _warn_beyond(w, kind, _B_ZERO_WINDOW, "RFC 3649 b(w) is negative")
-    out = _b(w) if kind in ("formula", "monotone") else _stepped(w, kind, 2)
-    return _checks.scalar_or_array(out, window)
+    return _checks.scalar_or_array(_b_law(w, kind), window)
 
 
 def a(window, kind="formula"):
@@ -358,14 +377,7 @@ def a(window, kind="formula"):
     """
     kind = _checks.choice("kind", kind, KINDS)
     w = _window(window)
-    _warn_beyond(w, kind, _A_PEAK_WINDOW, "RFC 3649 a(w) decreases with the window")
-    if kind == "formula":
-        out = _a(w)
-    elif kind == "monotone":
-        out = np.maximum(_a(w), 1.0)
-    else:
-        out = _stepped(w, kind, 1)
-    return _checks.scalar_or_array(out, window)
+    return _checks.scalar_or_array(_a_law(w, kind), window)
 
 
 def loss_rate(window):

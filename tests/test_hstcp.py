@@ -157,6 +157,13 @@ def test_formula_limits_warn():
     assert hstcp.a(6e5, kind="linux") == 72  # stepped forms stay defined
 
 
+def test_a_warning_points_at_the_callers_line():
+    with pytest.warns(tcpmodels.TCPModelsWarning) as caught:
+        hstcp.a(1.6e5)
+        hstcp.b(6e5)
+    assert [w.filename for w in caught] == [__file__] * 2
+
+
 def test_scalable_tcp():
     # Kelly (2003): +0.01 per ACK -> a(w) = 0.01 w; b = 0.125.  Sawtooth: 0.125 W / 0.01 = 12.5 W
     # packets per loss, so W = 0.08/p: p = 1e-5 -> 8000 packets.
