@@ -15,12 +15,14 @@ def reference_rows():
 # test command; without the last option pytest-xdist orders the files by their number of tests, which puts
 # the few-test, long-running ones last) each worker takes the next file in this order as it finishes one, so
 # the long ones start at once and the run does not wait on one of them begun last.  Measured with two
-# workers, seconds of one worker's time: the notebooks and the site about 830, the 10 ms reference batch
-# about 560, the step halvings about 360, the replica grid about 300, the dynamics rows about 280 (100
-# alone on an idle core since their classic-recovery twins were folded in), Morris' validation items about
-# 250; the suite took 35.2 minutes with pytest-xdist's order.
-LONGEST_FIRST = ("test_notebooks.py", "test_sim_reference_10ms.py", "test_sim_step.py", "test_sim_replica_grid.py",
-                 "test_sim_reference_dynamics.py", "test_sim_validation.py")
+# workers on 98eb033 (the full suite 43.4 minutes, 4983 s of the workers' time), seconds of one worker's time:
+# the replica grid's sets about 1010 and its motion rows 500 (then in one file: 1550; the motion rows' halved
+# step, since moved there from the step study, adds about 230), the notebooks and the site 790, the step
+# halvings 240, the other buffers 445 (about 260 since their 10 ms rows run 100 s), CoDel's rows 185, Morris'
+# validation items 170, the dynamics rows 130 (540 with the motion rows' halvings).
+LONGEST_FIRST = ("test_sim_replica_grid.py", "test_notebooks.py", "test_sim_replica_motion.py",
+                 "test_sim_reference_buffers.py", "test_sim_step.py", "test_sim_codel.py", "test_sim_validation.py",
+                 "test_sim_reference_dynamics.py")
 
 
 def pytest_collection_modifyitems(items):

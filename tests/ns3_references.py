@@ -1,7 +1,7 @@
 """The packet-level references as simulator scenarios, shared by the test files that hold the simulator to them.
 
 Not a test module: ``test_sim_reference_10ms.py``, ``test_sim_reference_dynamics.py`` and ``test_sim_stepcap.py``
-import ``ROWS``, ``DYNAMICS`` and ``MOTION`` from here (building them runs nothing), and the tests against the ns-3
+import ``ROWS`` and ``DYNAMICS`` from here (building them runs nothing), and the tests against the ns-3
 replica sets ``sim_grid`` (``validation/sim_grid.py``, which is not in the package).
 """
 
@@ -98,20 +98,3 @@ def dynamics_rows():
 
 
 DYNAMICS = dynamics_rows()
-
-
-def red_motion(bandwidth):
-    # Issue 12's queue-motion rows (packet-level runs not shared): RED
-    # 5/217/0.02, ~100 ms, 20 flows.  Set up with the references' conventions
-    # as the dynamics rows V3/V4 use them (576-byte packets, 64 KB windows,
-    # NewReno + SACK with delayed ACKs, RTT spread +-5 %, access links at
-    # max(10 C / N, 1 Mbit/s), hard limit 1000, 140 s with statistics over
-    # [40, 140] s).  The issue quotes ns-3's utilization: 0.998 at 10 Mbit/s,
-    # 1.000 at 100 Mbit/s.
-    return sim.Scenario(n_flows=20, bandwidth=bandwidth, rtt=0.1, rtt_spread=0.1, packet_size=576,
-                        queue=sim.RED(min_th=5, max_th=217, max_p=0.02, weight=0.002, buffer=1000),
-                        sender=references_sender(), access_rate=max(10 * bandwidth / 20, 1e6),
-                        duration=140.0, warmup=40.0, seed=1)
-
-
-MOTION = {"motion 10 Mbit/s": (red_motion(10e6), 0.998), "motion 100 Mbit/s": (red_motion(100e6), 1.000)}

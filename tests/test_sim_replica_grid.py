@@ -65,9 +65,6 @@ GRID6 = sim_grid.configurations(sim_grid.GRID.parent / "ns3_grid6.csv")
 # of them (the same two sweeps' heaviest rows, time-outs x0.36 and x0.50), the race none (x0.77 and x0.70).  Three
 # rows at 16-24 ms and 50 Mbit/s (RED at 100 and 300 flows, drop-tail at 150), run on 96845c2, met the goals.
 GRID7 = sim_grid.configurations(sim_grid.GRID.parent / "ns3_grid7.csv")
-# Issue 12's queue-motion rows as the references' set-up runs them (validation/ns3_motion.csv: ns-3's classic
-# recovery, as the references ran; RED 5/217/0.02, 20-60 flows, 10-100 Mbit/s, 100-200 ms, 576 and 1500 bytes).
-MOTION = sim_grid.configurations(sim_grid.GRID.parent / "ns3_motion.csv")
 
 # Measured on fe3f16f with RED's thresholds a packet higher (sim_grid.DEVICE_QUEUE: the replica's RED judges its
 # queue disc's packets only; simulator seeds 1-2 against the ns-3 seeds each CSV holds; loss where ns-3 loses more
@@ -206,45 +203,3 @@ def test_simulator_meets_issue_12_goals_with_few_fast_flows(name):
     rows = FEW_FAST[name]
     runs = sim.simulate([sim_grid.scenario(rows[0], "prr-ns3.44", seed) for seed in SEEDS])
     assert sim_grid.misses(sim_grid.reference(rows), sim_grid.simulated(runs)) == {}
-
-
-def _motion_seeds(name):
-    # As many simulator seeds as ns-3 ran, and at least SEEDS: the 100 Mbit/s row's four (ns-3 0.719-0.741 busy)
-    # swing as much in the simulator (0.701-0.757 over seeds 1-8 at a sixteenth of the step, mean 0.723), so the
-    # mean of two seeds errs by about 0.013, two thirds of the goal's 0.02.
-    return range(1, max(len(SEEDS), len(MOTION[name])) + 1)
-
-
-@pytest.fixture(scope="module")
-def motion():
-    """The simulator's figures on each motion row at its default step (``_motion_seeds``, ns-3's classic recovery)."""
-    names = list(MOTION)
-    runs = iter(sim.simulate([sim_grid.scenario(MOTION[name][0], "classic-ns3.44", seed)
-                              for name in names for seed in _motion_seeds(name)]))
-    return {name: sim_grid.simulated([next(runs) for _ in _motion_seeds(name)]) for name in names}
-
-
-@pytest.mark.parametrize("name", list(MOTION))
-def test_simulator_meets_issue_12_goals_on_the_motion_rows(motion, name):
-    # RED 5/217/0.02 (ns-3 seeds 1-2, 1-4 at 20 flows and 100 Mbit/s; simulator seeds as many; RED's thresholds a
-    # packet higher, as sim_grid.scenario sets them).  Loss / queue error and utilization against ns-3's, measured
-    # on fe3f16f, where the engine runs the row again at an eighth of the step (engine.REFINEMENTS), and, marked *,
-    # at a sixteenth of the step, where the eighth's queue is under half its service (when the sixteenth came in):
-    #   20 flows, 100 Mbit/s, 100 ms *: +10 / -3 %, 0.724 against 0.731 (seeds 1-4; seeds 1-2 +16 / -5 %, 0.710;
-    #     at the eighth +12 / -6 %, 0.729 on seeds 1-2)
-    #   40 flows, 20 Mbit/s, 200 ms: +4 / -3 %, 0.980 against 0.978
-    #   60 flows, 50 Mbit/s, 100 ms: -1 / -2 %, 0.983 against 0.982
-    #   20 flows, 50 Mbit/s, 150 ms *: +7 / -0 %, 0.820 against 0.822 (at the eighth +2 / -2 %, 0.830)
-    #   40 flows, 100 Mbit/s, 100 ms, 1500 bytes: -1 / -3 %, 0.979 against 0.978
-    #   60 flows, 100 Mbit/s, 150 ms, 1500 bytes: -1 / -3 %, 0.972 against 0.974
-    #   60 flows, 100 Mbit/s, 100 ms: +1 / -3 %, 0.901 against 0.903
-    # and, run after the eighth's rule was set (out of sample): 40 flows, 50 Mbit/s, 200 ms * +7 / -2 %, 0.838
-    # against 0.851 (at the eighth +10 / -3 %, 0.848); 60 flows, 100 Mbit/s, 200 ms, 1500 bytes -1 / -3 %, 0.939
-    # against 0.941.  The link-filling rows at the default step: 20 flows at 10 Mbit/s, 100 ms +2 / +2 %, 0.999
-    # against 0.999; 20 flows at 20 Mbit/s, 100 ms, 1500 bytes +1 / +2 %, 1.000 against 1.000.  With RED judging
-    # the whole queue (9da03be) the queue read -14 ... -1 % and utilization within 0.012 (docs/simulator_record.md,
-    # "The tests' earlier figures").
-    ref, got = sim_grid.reference(MOTION[name]), motion[name]
-    assert sim_grid.misses(ref, got) == {}
-    # Loss below the goals' 0.1 % on most of these rows (so ``misses`` leaves it), held to their 20 % all the same.
-    assert got["drop_rate"] == pytest.approx(ref["drop_rate"], rel=0.2)

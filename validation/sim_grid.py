@@ -64,7 +64,7 @@ def reference(rows):
 
 
 def scenario(row, recovery, seed, window=None, **kw):
-    """The simulator's scenario of an ns-3 run (a row of ns3_grid.csv)."""
+    """The simulator's scenario of an ns-3 run (a row of ns3_grid.csv); ``kw``: Scenario fields to set instead."""
     n, bw, pkt = int(row["flows"]), float(row["bandwidth_bps"]), float(row["packet_size"])
     ecn = bool(int(row["ecn"]))
     if row["queue"] == "droptail":
@@ -81,8 +81,8 @@ def scenario(row, recovery, seed, window=None, **kw):
     sender = sim.NewReno(sack=True, ecn=ecn, recovery=recovery, max_window=window)
     return sim.Scenario(n_flows=n, bandwidth=bw, rtt=float(row["rtt_s"]), rtt_spread=float(row["rtt_spread"]),
                         packet_size=pkt, queue=queue, sender=sender, access_rate=max(10 * bw / n, 1e6),
-                        start_spread=10.0, duration=float(row["duration"]), warmup=float(row["warmup"]), seed=seed,
-                        **kw)
+                        **{"start_spread": 10.0, "duration": float(row["duration"]), "warmup": float(row["warmup"]),
+                           "seed": seed, **kw})
 
 
 def simulated(runs):
@@ -94,14 +94,16 @@ def simulated(runs):
 RECOVERY = {"classic": "classic-ns3.44", "prr": "prr-ns3.44"}
 
 
-def simulate_grid(grid, seeds, recovery=None):
+def simulate_grid(grid, seeds, recovery=None, **kw):
     """The simulator's figures on every configuration of ``grid``, as one batch: {name: ``simulated`` over ``seeds``}.
 
     ``recovery`` is the simulator's for every configuration; None: the twin of
-    the one ns-3 ran (``RECOVERY``).
+    the one ns-3 ran (``RECOVERY``).  ``kw``: Scenario fields to set on every
+    configuration (say a shorter ``duration``).
     """
     names = list(grid)
-    runs = sim.simulate([scenario(grid[name][0], recovery or RECOVERY[grid[name][0].get("recovery") or "prr"], seed)
+    runs = sim.simulate([scenario(grid[name][0], recovery or RECOVERY[grid[name][0].get("recovery") or "prr"], seed,
+                                  **kw)
                          for name in names for seed in seeds])
     k = len(seeds)
     return {name: simulated(runs[i * k:(i + 1) * k]) for i, name in enumerate(names)}
