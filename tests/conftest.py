@@ -15,13 +15,14 @@ def reference_rows():
 # test command; without the last option pytest-xdist orders the files by their number of tests, which puts
 # the few-test, long-running ones last) each worker takes the next file in this order as it finishes one, so
 # the long ones start at once and the run does not wait on one of them begun last.  Measured with two
-# workers on 98eb033 (the full suite 43.4 minutes, 4983 s of the workers' time), seconds of one worker's time:
-# the replica grid's sets about 1010 and its motion rows 500 (then in one file: 1550; the motion rows' halved
-# step, since moved there from the step study, adds about 230), the notebooks and the site 790, the step
-# halvings 240, the other buffers 445 (about 260 since their 10 ms rows run 100 s), CoDel's rows 185, Morris'
-# validation items 170, the dynamics rows 130 (540 with the motion rows' halvings).
+# workers from a fresh clone of e4793e0 (the full suite 38.7 minutes, 4610 s of the workers' time; 98eb033, before
+# the motion rows ran once and the 10 ms buffer set 100 s, 43.4 minutes and 4983 s), seconds of one worker's time:
+# the replica grid's sets 1040, the notebooks and the site 780 (notebook 10 alone 380), the motion rows 725, the
+# other buffers 250, the step halvings 230, CoDel's rows 195, Morris' validation items 160, the mixed batches 150,
+# the 10 ms references 140, the fluid model 110, the step's cap 105, the dynamics rows 100.
 LONGEST_FIRST = ("test_sim_replica_grid.py", "test_notebooks.py", "test_sim_replica_motion.py",
                  "test_sim_reference_buffers.py", "test_sim_step.py", "test_sim_codel.py", "test_sim_validation.py",
+                 "test_sim.py", "test_sim_reference_10ms.py", "test_dynamics_sim.py", "test_sim_stepcap.py",
                  "test_sim_reference_dynamics.py")
 
 
