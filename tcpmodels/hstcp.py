@@ -30,10 +30,12 @@ The ``kind`` of ``a(w)`` / ``b(w)``:
 
 import dataclasses
 import functools
+import warnings
 
 import numpy as np
 
 from . import _checks
+from ._checks import TCPModelsWarning
 from ._results import Result
 
 __all__ = [
@@ -207,8 +209,8 @@ def _stepped(w, kind, column):
 def _warn_beyond(w, kind, limit, message):
     # (The message is built only where it is given: the simulator asks at every step.)
     if kind in ("formula", "monotone") and (w > limit).any():
-        message = f"{message} above {limit:.0f} packets (RFC 3649 designs up to 83000)"
-        _checks.warn_where(True, message, stacklevel=5)
+        warnings.warn(f"{message} above {limit:.0f} packets (RFC 3649 designs up to 83000)", TCPModelsWarning,
+                      stacklevel=4)  # (the caller of a or b)
 
 
 def _a_law(w, kind):

@@ -11,7 +11,6 @@ so that the two, the suite's longest, run on two cores (``--dist loadfile`` give
 
 import dataclasses
 
-import numpy as np
 import pytest
 from ns3_references import sim_grid
 
@@ -68,10 +67,6 @@ def motion_halved(motion_runs):
     return {name: [next(runs) for _ in _motion_seeds(name)] for name in ISSUE_UTILIZATION}
 
 
-def _mean(runs, name):
-    return float(np.mean([getattr(r, name) for r in runs]))
-
-
 @pytest.mark.parametrize("name", list(ISSUE_UTILIZATION))
 def test_halving_the_step_moves_the_motion_rows_loss_and_queue_less_than_5_percent(motion_runs, motion_halved, name):
     # Issue 12's goal, 5 %, is the bound (seeds 1-4).  Measured, loss / queue: 10 Mbit/s (its default step,
@@ -79,8 +74,9 @@ def test_halving_the_step_moves_the_motion_rows_loss_and_queue_less_than_5_perce
     # engine.REFINEMENTS; a queue of 4.1) +2.3 / +3.3 %.  On the issue's own set-up (RED's thresholds as given,
     # before this row and the step study shared their runs) halving the eighth the 100 Mbit/s row once ran at
     # moved it +8.4 / +4.8 %, a miss; halving the sixteenth -0.5 / +3.6 %.
-    for metric in ("loss_rate", "queue"):
-        assert _mean(motion_halved[name], metric) == pytest.approx(_mean(motion_runs[name], metric), rel=0.05)
+    taken, half = sim_grid.simulated(motion_runs[name]), sim_grid.simulated(motion_halved[name])
+    for metric in ("drop_rate", "avg_queue"):
+        assert half[metric] == pytest.approx(taken[metric], rel=0.05)
 
 
 MOTION_100_MISS = (
@@ -92,7 +88,7 @@ MOTION_100_MISS = (
 
 @pytest.mark.parametrize("name", ["motion_10M", pytest.param("motion_100M", marks=pytest.mark.xfail(
     strict=True, reason=MOTION_100_MISS))])
-def test_issue_12s_motion_rows_keep_the_link_as_busy_as_it_says_at_any_step(motion_runs, motion_halved, name):
+def test_issue_12s_motion_rows_keep_the_link_as_busy_as_it_says_at_any_step(motion, motion_halved, name):
     # Issue 12's goal: utilization within 0.02 of its figure, and a halved step must not move it.  Measured (seeds
     # 1-4): 10 Mbit/s 0.9993 and 0.9992 at half its default step; 100 Mbit/s above.  The replica of this
     # set-up (RedQueueDisc 5/217/0.02, Wait off, a 1-packet device queue, the references' classic recovery)
@@ -102,9 +98,9 @@ def test_issue_12s_motion_rows_keep_the_link_as_busy_as_it_says_at_any_step(moti
     # empty 12.7 % of the time).  So the simulator follows the replica, not the issue's figure; what was measured
     # on the way (the step series, the ACK ring's trains, min_th, equal RTTs, packet sizes):
     # docs/simulator_record.md.
-    taken = _mean(motion_runs[name], "utilization")
+    taken = motion[name]["utilization"]
     assert taken == pytest.approx(ISSUE_UTILIZATION[name], abs=0.02)
-    assert _mean(motion_halved[name], "utilization") == pytest.approx(taken, abs=0.02)
+    assert sim_grid.simulated(motion_halved[name])["utilization"] == pytest.approx(taken, abs=0.02)
 
 
 @pytest.mark.parametrize("name", list(MOTION))
