@@ -4,7 +4,8 @@ Model (one fixed step ``dt``: half the smallest propagation RTT, or half the
 time the queue takes to drain where that is shorter, unless chosen; see
 ``Scenario.step``; an eighth of that where a first run shows a RED or FPQ
 queue of a few packets against a step's service, and a sixteenth where the
-eighth's still holds under half of its own, ``_finer_steps``):
+eighth's still holds under half of its own, or the first's under 0.03 of
+its own, ``_finer_steps``):
 
 * Each flow is a window-based, ACK-clocked sender.  Packets it may send
   (``floor(cwnd) - in flight``) enter its access link, which forwards at most
@@ -109,9 +110,22 @@ FINER = 8
 # 0.52-0.58 over 16 seeds and keeps the eighth (within 5 % there).
 QUEUE_PER_FINER_SERVICE = 0.5
 FINEST = 16
-# The passes after the default step's: (share of the default step, queue share of its service under which a run
-# at the share before goes on to it).  Three passes cost 25 times one at the default step, whatever the link's speed.
-REFINEMENTS = ((FINER, QUEUE_PER_SERVICE), (FINEST, QUEUE_PER_FINER_SERVICE))
+# Where the default step's queue averages under this share of its service, the run goes straight on to ``FINEST``:
+# the eighth's pass would send it there.  Measured on the runs that took the eighth (seeds 1-2 of the six replica
+# sets' and the motion rows', notebook 10's HighSpeed and TCP/E flows under RED: 34 runs), the eighth's queue
+# share was 6.2-14.5 times the default step's, so under 0.03 the eighth's reads under 0.44, below
+# QUEUE_PER_FINER_SERVICE; every run under 0.03 went on to the sixteenth (the 100 Mbit/s motion row, 0.019-0.022;
+# three HighSpeed flows at OC-48 and 60 ms, 0.023; the eighth's 0.14-0.25).  The runs nearest above take the
+# eighth first, as before: HighSpeed at 30 ms (0.035) and the sixth set's 30 RED flows at 500 ms (0.037-0.039),
+# which it sends on, the fifth set's ECN row at 50 Mbit/s (0.039-0.041), which it keeps (0.53-0.54).  (A short run
+# read 23 times: a run sent on that the eighth would keep runs finer than it needs, at 17 times the default
+# step's cost, not 9.)  Going straight on saves the eighth's pass, a third of the three passes' cost.
+QUEUE_PER_SERVICE_TO_FINEST = 0.03
+# The passes after the default step's: each run's asks, finest first (share of the default step, queue share of
+# the run's own service under which it asks for it); a run goes on to the first it asks for that is finer than
+# its own step.  Three passes cost 25 times one at the default step, two 9 or 17, whatever the link's speed.
+REFINEMENTS = (((FINEST, QUEUE_PER_SERVICE_TO_FINEST), (FINER, QUEUE_PER_SERVICE)),
+               ((FINEST, QUEUE_PER_FINER_SERVICE),))
 # The queues whose unresolved runs at the default step run again at the finer steps of ``REFINEMENTS``.
 _REFINED = (RED, FPQ)
 
@@ -195,11 +209,11 @@ def with_seeds(scenarios, seeds):
 
 def _run_all(scenarios, check):
     out = _run_batches(scenarios, check)
-    ran = {i: s for i, s in enumerate(scenarios) if s.time_step is None and type(s.queue) in _REFINED}
+    ran = {i: (1, s) for i, s in enumerate(scenarios) if s.time_step is None and type(s.queue) in _REFINED}
     refined = set()
-    for fraction, share in REFINEMENTS:
-        ran = _finer_steps(scenarios, {i: (s, out[i]) for i, s in ran.items()}, fraction, share)
-        for i, r in zip(ran, _run_batches(list(ran.values()), check), strict=True):
+    for asks in REFINEMENTS:
+        ran = _finer_steps(scenarios, {i: (fraction, s, out[i]) for i, (fraction, s) in ran.items()}, asks)
+        for i, r in zip(ran, _run_batches([s for _, s in ran.values()], check), strict=True):
             out[i] = r
         refined |= ran.keys()
     # (RED's kin at the default step keep it without a word: see _unresolved.)
@@ -240,27 +254,31 @@ def _unresolved(scenario, result, share=QUEUE_PER_SERVICE):
             and r.queue < share * s.capacity * s.step)
 
 
-def _finer_steps(scenarios, runs, fraction, share):
-    """{place: the scenario at ``1/fraction`` of its default step} for the runs that left their queue unresolved.
+def _finer_steps(scenarios, runs, asks):
+    """{place: (fraction, the scenario at ``1/fraction`` of its default step)} for the runs whose queue asks for it.
 
-    ``runs`` maps a place in ``scenarios`` to the last (scenario as run,
-    result) there.  The step follows the queue's motion as the run shows it:
-    each pass measures the queue, and where it is finer than the pass's step
-    holds (``_unresolved`` with ``share``) the scenario runs again at the
-    finer step, from the start with its own seed, so that its result still
-    depends only on it and its seed.  A scenario that the finer step would
-    make too long to simulate (``Scenario``'s cost check) keeps its last
-    pass (and, if that was the default step's, the warning).
+    ``runs`` maps a place in ``scenarios`` to the last (fraction of the
+    default step, scenario as run, result) there; ``asks``: (fraction,
+    share), finest first.  The step follows the queue's motion as the run
+    shows it: each pass measures the queue, and where it is finer than the
+    pass's step holds (``_unresolved`` with an ask's ``share``) the scenario
+    runs again at the first such ask's finer step, from the start with its
+    own seed, so that its result still depends only on it and its seed.  A
+    scenario that the finer step would make too long to simulate
+    (``Scenario``'s cost check) keeps its last pass (and, if that was the
+    default step's, the warning), or takes the next ask's coarser one.
     """
     out = {}
-    for i, (s, r) in runs.items():
-        if _unresolved(s, r, share):
-            with warnings.catch_warnings():  # (the scenario's own warnings came when it was built)
-                warnings.simplefilter("ignore", TCPModelsWarning)
-                try:
-                    out[i] = dataclasses.replace(scenarios[i], time_step=scenarios[i].step / fraction)
-                except ValueError:
-                    continue
+    for i, (done, s, r) in runs.items():
+        for fraction, share in asks:
+            if fraction > done and _unresolved(s, r, share):
+                with warnings.catch_warnings():  # (the scenario's own warnings came when it was built)
+                    warnings.simplefilter("ignore", TCPModelsWarning)
+                    try:
+                        out[i] = fraction, dataclasses.replace(scenarios[i], time_step=scenarios[i].step / fraction)
+                    except ValueError:
+                        continue
+                break
     return out
 
 
