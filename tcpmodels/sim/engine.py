@@ -111,9 +111,9 @@ FINER = 8
 QUEUE_PER_FINER_SERVICE = 0.5
 FINEST = 16
 # Where the default step's queue averages under this share of its service, the run goes straight on to ``FINEST``:
-# the eighth's pass would send it there.  Measured on the runs that took the eighth (seeds 1-2 of the six replica
-# sets' and the motion rows', notebook 10's HighSpeed and TCP/E flows under RED: 34 runs), the eighth's queue
-# share was 6.2-14.5 times the default step's, so under 0.03 the eighth's reads under 0.44, below
+# the eighth's pass would send it there.  Measured on 34 runs that took the eighth (seeds 1-2 of 15 such
+# configurations of the six replica sets and the motion rows; notebook 10's HighSpeed and TCP/E flows under RED),
+# the eighth's queue share was 6.2-14.5 times the default step's, so under 0.03 the eighth's reads under 0.44, below
 # QUEUE_PER_FINER_SERVICE; every run under 0.03 went on to the sixteenth (the 100 Mbit/s motion row, 0.019-0.022;
 # three HighSpeed flows at OC-48 and 60 ms, 0.023; the eighth's 0.14-0.25).  The runs nearest above take the
 # eighth first, as before: HighSpeed at 30 ms (0.035) and the sixth set's 30 RED flows at 500 ms (0.037-0.039),
@@ -121,11 +121,11 @@ FINEST = 16
 # read 23 times: a run sent on that the eighth would keep runs finer than it needs, at 17 times the default
 # step's cost, not 9.)  Going straight on saves the eighth's pass, a third of the three passes' cost.
 QUEUE_PER_SERVICE_TO_FINEST = 0.03
-# The passes after the default step's: each run's asks, finest first (share of the default step, queue share of
-# the run's own service under which it asks for it); a run goes on to the first it asks for that is finer than
-# its own step.  Three passes cost 25 times one at the default step, two 9 or 17, whatever the link's speed.
-REFINEMENTS = (((FINEST, QUEUE_PER_SERVICE_TO_FINEST), (FINER, QUEUE_PER_SERVICE)),
-               ((FINEST, QUEUE_PER_FINER_SERVICE),))
+# What a run at each step asks for, by the share of the default step it ran at: (a finer share, the queue share of
+# the run's own service under which it asks for it), finest first; a run goes on to the first it asks for.  Three
+# passes cost 25 times one at the default step, two 9 or 17, whatever the link's speed.
+REFINEMENTS = {1: ((FINEST, QUEUE_PER_SERVICE_TO_FINEST), (FINER, QUEUE_PER_SERVICE)),
+               FINER: ((FINEST, QUEUE_PER_FINER_SERVICE),)}
 # The queues whose unresolved runs at the default step run again at the finer steps of ``REFINEMENTS``.
 _REFINED = (RED, FPQ)
 
@@ -209,13 +209,19 @@ def with_seeds(scenarios, seeds):
 
 def _run_all(scenarios, check):
     out = _run_batches(scenarios, check)
-    ran = {i: (1, s) for i, s in enumerate(scenarios) if s.time_step is None and type(s.queue) in _REFINED}
+    asked = _finer_steps(scenarios, {i: (1, s, out[i]) for i, s in enumerate(scenarios)
+                                     if s.time_step is None and type(s.queue) in _REFINED})
     refined = set()
-    for asks in REFINEMENTS:
-        ran = _finer_steps(scenarios, {i: (fraction, s, out[i]) for i, (fraction, s) in ran.items()}, asks)
-        for i, r in zip(ran, _run_batches([s for _, s in ran.values()], check), strict=True):
+    while asked:
+        # The coarsest step asked for first; a run that asks for a finer one waits for it, so that the runs at
+        # one step share its batches (a batch of four costs about twice one run, two of two three times).
+        fraction = min(f for f, _ in asked.values())
+        now = {i: s for i, (f, s) in asked.items() if f == fraction}
+        for i, r in zip(now, _run_batches(list(now.values()), check), strict=True):
             out[i] = r
-        refined |= ran.keys()
+        refined |= now.keys()
+        asked = {i: fs for i, fs in asked.items() if i not in now}
+        asked.update(_finer_steps(scenarios, {i: (fraction, s, out[i]) for i, s in now.items()}))
     # (RED's kin at the default step keep it without a word: see _unresolved.)
     _warn_unresolved_queue([(s, r) for i, (s, r) in enumerate(zip(scenarios, out, strict=True))
                             if i not in refined and (s.time_step is not None or type(s.queue) in _REFINED)])
@@ -254,24 +260,24 @@ def _unresolved(scenario, result, share=QUEUE_PER_SERVICE):
             and r.queue < share * s.capacity * s.step)
 
 
-def _finer_steps(scenarios, runs, asks):
+def _finer_steps(scenarios, runs):
     """{place: (fraction, the scenario at ``1/fraction`` of its default step)} for the runs whose queue asks for it.
 
     ``runs`` maps a place in ``scenarios`` to the last (fraction of the
-    default step, scenario as run, result) there; ``asks``: (fraction,
-    share), finest first.  The step follows the queue's motion as the run
-    shows it: each pass measures the queue, and where it is finer than the
-    pass's step holds (``_unresolved`` with an ask's ``share``) the scenario
-    runs again at the first such ask's finer step, from the start with its
-    own seed, so that its result still depends only on it and its seed.  A
-    scenario that the finer step would make too long to simulate
-    (``Scenario``'s cost check) keeps its last pass (and, if that was the
-    default step's, the warning), or takes the next ask's coarser one.
+    default step, scenario as run, result) there.  The step follows the
+    queue's motion as the run shows it: each pass measures the queue, and
+    where it is finer than the pass's step holds (``_unresolved`` with the
+    share of one of ``REFINEMENTS``' asks) the scenario runs again at the
+    first such ask's finer step, from the start with its own seed, so that
+    its result still depends only on it and its seed.  A scenario that the
+    finer step would make too long to simulate (``Scenario``'s cost check)
+    keeps its last pass (and, if that was the default step's, the warning),
+    or takes the next ask's coarser one.
     """
     out = {}
     for i, (done, s, r) in runs.items():
-        for fraction, share in asks:
-            if fraction > done and _unresolved(s, r, share):
+        for fraction, share in REFINEMENTS.get(done, ()):
+            if _unresolved(s, r, share):
                 with warnings.catch_warnings():  # (the scenario's own warnings came when it was built)
                     warnings.simplefilter("ignore", TCPModelsWarning)
                     try:
