@@ -15,8 +15,8 @@ where there are idle cores for them).
 import argparse
 import dataclasses
 import os
-import statistics
-import time
+
+from interleaved import interleaved, report
 
 from tcpmodels import sim
 
@@ -28,12 +28,6 @@ def grid(shapes):
     if shapes:  # eight flow counts: eight batches of eight
         points = [dataclasses.replace(s, n_flows=60 + 10 * (i % 8)) for i, s in enumerate(points)]
     return points
-
-
-def _timed(run):
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
 
 
 def main(argv=None):
@@ -49,14 +43,10 @@ def main(argv=None):
             "sweep, 1 worker": (lambda: sim.sweep(points, workers=1, progress=False), 1),  # noqa: B023
             "sweep, 2 workers": (lambda: sim.sweep(points, workers=2, progress=False), 1),  # noqa: B023
         }
-        times = {name: [] for name in variants}
-        for _ in range(args.repeat):
-            for name, (run, factor) in variants.items():
-                times[name].append(factor * _timed(run))
+        times = interleaved(variants, args.repeat)
         kind = "8 shapes of 8, 60-130 flows" if shapes else "one shape, 100 flows"
         print(f"64 scenarios ({kind}, 100 s), best / median of {args.repeat} interleaved rounds:")
-        for name, t in times.items():
-            print(f"  {name:<26} {min(t):6.2f} s / {statistics.median(t):6.2f} s")
+        report(times, 26)
         speedup = min(times["simulate(list), batched"]) / min(times["sweep, 2 workers"])
         print(f"  sweep on 2 workers vs one batched process: {speedup:.2f}x; "
               f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
