@@ -50,22 +50,19 @@ def main(argv=None):
     args = ap.parse_args(argv)
     own = configurations(args.duration)
     common = configurations(args.duration, time_step=min(s.step for c in own for s in c))
-    batches = {label: len(sim.engine.batches(flat, range(len(flat))))
-               for label, flat in (("own", [s for c in own for s in c]), ("common", [s for c in common for s in c]))}
-    variants = {
-        "own steps, one by one": (lambda: [sim.simulate(c) for c in own], 1),
-        f"own steps, one call ({batches['own']} batches)": (lambda: sim.simulate([s for c in own for s in c]), 1),
-        "one step, one by one": (lambda: [sim.simulate(c) for c in common], 1),
-        f"one step, one call ({batches['common']} batch)": (lambda: sim.simulate([s for c in common for s in c]), 1),
-    }
-    times = interleaved(variants, args.repeat)
+    flat_own, flat_common = ([s for c in runs for s in c] for runs in (own, common))
+    batches_own, batches_common = (len(sim.engine.batches(flat, range(len(flat)))) for flat in (flat_own, flat_common))
+    mine, mine_batched = "own steps, one by one", f"own steps, one call ({batches_own} batches)"
+    one, one_batched = "one step, one by one", f"one step, one call ({batches_common} batch)"
+    times = interleaved({mine: (lambda: [sim.simulate(c) for c in own], 1),
+                         mine_batched: (lambda: sim.simulate(flat_own), 1),
+                         one: (lambda: [sim.simulate(c) for c in common], 1),
+                         one_batched: (lambda: sim.simulate(flat_common), 1)}, args.repeat)
     print(f"{len(own)} drop-tail configurations x {len(SEEDS)} seeds, {args.duration:g} s each, best / median of "
           f"{args.repeat} interleaved rounds:")
     report(times, 32)
-    names = list(times)
-    print(f"one call against one by one: {min(times[names[1]]) / min(times[names[0]]):.2f}x at their own steps, "
-          f"{min(times[names[3]]) / min(times[names[2]]):.2f}x at one step")
-
+    print(f"one call against one by one: {min(times[mine_batched]) / min(times[mine]):.2f}x at their own steps, "
+          f"{min(times[one_batched]) / min(times[one]):.2f}x at one step")
 
 if __name__ == "__main__":
     main()
