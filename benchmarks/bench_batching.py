@@ -3,16 +3,17 @@
 A validation study (the replica sets of ``tests/test_sim_replica_grid.py``)
 simulates many configurations of a few flows, each a pair of seeds: per step,
 a batch of a few flows costs numpy's fixed price per call, so the seeds of one
-configuration share a step's cost, but configurations whose round trips
-differ have different steps (``Scenario.step``) and so run as batches of
-their own (``Scenario.batch_key``).  Prints, for 12 drop-tail configurations
-(2-60 flows, 10-100 Mbit/s, 30-200 ms) at seeds 1-2, ``--duration`` s each:
+configuration share a step's cost, and configurations whose round trips
+differ, so their steps (``Scenario.step``), share a batch where that costs
+less than apart, each at its own step (``engine.batches``).  Prints, for 12
+drop-tail configurations (2-60 flows, 10-100 Mbit/s, 30-200 ms) at seeds 1-2,
+``--duration`` s each:
 
 * at each configuration's own step: configuration by configuration, and all in
-  one ``simulate`` call (batched as the engine can: today nearly a batch each);
+  one ``simulate`` call (batched as the engine plans it);
 * at one step for all (the smallest of theirs): configuration
-  by configuration, and all in one call, one batch: the gain a batch whose
-  scenarios kept their own steps could reach, at equal work.
+  by configuration, and all in one call, one batch: the gain of one batch at
+  equal steps, where each configuration takes the longest's steps.
 
 Interleaved rounds (``--repeat``, default 2), best and median wall time.
 """

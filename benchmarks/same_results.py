@@ -85,6 +85,14 @@ few = sim.Scenario(n_flows=20, bandwidth=20e6, rtt=0.2, rtt_spread=0.1, packet_s
 out["few fast flows"] = digest(sim.simulate(few))
 for k, r in enumerate(sim.simulate(few, seeds=[1, 2, 1])):
     out[f"few fast flows, batch of seeds 1, 2, 1: run {k}"] = digest(r)
+# Configurations whose steps, lengths and warm-ups differ, seeds 1-2 each: one batch where steps may differ
+# (engine.batches), a batch each before.
+apart = [dataclasses.replace(few, n_flows=n, rtt=rtt, duration=length, warmup=length / 4, seed=seed,
+                             queue=sim.DropTail(buffer=buffer))
+         for n, rtt, length, buffer in ((20, 0.2, 40.0, 434), (10, 0.1, 30.0, 200), (30, 0.15, 35.0, 300))
+         for seed in (1, 2)]
+for k, r in enumerate(sim.simulate(apart)):
+    out[f"steps apart, seeds 1-2: run {k}"] = digest(r)
 out["finite transfers, FPQ"] = digest(sim.simulate(sim.Scenario(
     n_flows=200, bandwidth=10e6, rtt=0.1, queue=sim.FPQ(ppf=5), duration=40.0, warmup=10.0,
     workload=sim.FiniteTransfers(size=20))))

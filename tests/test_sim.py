@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tcpmodels import sim
-from tcpmodels.sim import flows, queues
+from tcpmodels.sim import engine, flows, queues
 from tcpmodels.sim.draws import Draws
 from tcpmodels.sim.flows import state_dtype
 from tcpmodels.sim.queues import make_queue
@@ -513,6 +513,67 @@ def test_a_scenario_is_the_same_alone_and_in_any_mixed_batch(precision, red_lane
     batch = sim.simulate(runs)
     assert all(_identical(r, sim.simulate(s)) for r, s in zip(batch, runs, strict=True))
     assert all(_identical(r, s) for r, s in zip(batch, sim.simulate(runs[::-1])[::-1], strict=True))
+
+
+# Each (time_step, duration, warmup), run at seeds 1-2: steps 1200, 1429 and 1077, close enough to share a batch.
+RUNS = ((0.01, 12.0, 4.0), (0.007, 10.0, 3.0), (0.013, 14.0, 5.0))
+
+
+def _runs_apart(**kw):
+    return [scenario(time_step=dt, duration=duration, warmup=warmup, seed=seed, **kw)
+            for dt, duration, warmup in RUNS for seed in (1, 2)]
+
+
+@pytest.mark.filterwarnings("ignore:time_step:tcpmodels.TCPModelsWarning")
+@pytest.mark.parametrize("queue", QUEUES, ids=lambda q: type(q).__name__ + ("-gentle" * getattr(q, "gentle", False)))
+def test_scenarios_of_different_steps_lengths_and_warmups_share_a_batch_and_keep_their_lone_results(queue):
+    # Each scenario runs at its own step (flows.Shared: times per flow) and is measured over its own
+    # interval; one that ends first stops sending: each result, its congestion events included, is its
+    # scenario's alone, bit for bit (per-flow RTTs, link loss and ECN marks included).
+    ecn = isinstance(queue, sim.RED) and not isinstance(queue, sim.FPQ)
+    runs = _runs_apart(rtt=[0.03, 0.05, 0.04, 0.06, 0.035, 0.045, 0.055, 0.04], queue=queue, link_loss=0.005,
+                       sender=sim.NewReno(sack=True, ecn=ecn))
+    assert engine.batches(runs, range(len(runs))) == [[2, 3, 0, 1, 4, 5]]  # (the longest first)
+    batch = sim.simulate(runs)
+    assert [r.time_step for r in batch] == [dt for dt, _, _ in RUNS for _ in (1, 2)]
+    assert all(_identical(r, sim.simulate(s)) for r, s in zip(batch, runs, strict=True))
+    assert any(r.congestion_events.flow.size for r in batch)
+
+
+@pytest.mark.filterwarnings("ignore:time_step:tcpmodels.TCPModelsWarning")
+@pytest.mark.parametrize("sender", [sim.Tahoe(), sim.Reno(), sim.NewReno(limited_transmit=True), sim.HighSpeed(),
+                                    sim.ACWAP(), sim.NDCA(), sim.TCPE(), sim.SDC(), sim.RDC()],
+                         ids=lambda p: type(p).__name__)
+def test_each_sender_keeps_its_lone_results_at_the_steps_of_a_shared_batch(sender):
+    # TCP/E over CHOKe/RED-I's periodic tests (each scenario's at its own times), SDC and RDC over RED's marks.
+    queue = sim.DropTail(buffer=20)
+    if isinstance(sender, sim.TCPE):
+        queue = sim.CHOKeI(match_interval=0.2, min_th=5, max_th=40, max_p=1.0, buffer=60, ecn=True)
+    elif isinstance(sender, sim.SDC):  # (RDC is an SDC)
+        queue = sim.RED(min_th=3, max_th=30, max_p=0.1, ecn=True)
+    runs = _runs_apart(queue=queue, sender=sender)
+    assert len(engine.batches(runs, range(len(runs)))) == 1
+    assert all(_identical(r, sim.simulate(s)) for r, s in zip(sim.simulate(runs), runs, strict=True))
+
+
+@pytest.mark.filterwarnings("ignore:time_step:tcpmodels.TCPModelsWarning")
+def test_a_batch_joins_steps_only_where_that_saves_time_and_keeps_each_scenarios_precision(monkeypatch):
+    def planned(runs):
+        return sorted(sorted(b) for b in engine.batches(runs, range(len(runs))))
+
+    # Lone scenarios run on Python floats where a batch runs on arrays: two cost less apart.
+    assert planned([scenario(time_step=dt) for dt, _, _ in RUNS]) == [[0], [1], [2]]
+    # Pairs of seeds whose steps lie ten times apart: the finer's steps cost more than the coarser's own.
+    assert planned([scenario(time_step=dt, seed=seed) for dt in (0.002, 0.02) for seed in (1, 2)]) == [[0, 1],
+                                                                                                        [2, 3]]
+    # Traced scenarios share their trace's times; finite transfers log completions over one interval.
+    traced = _runs_apart(trace=True)
+    assert planned(traced) == [[0, 1], [2, 3], [4, 5]]
+    assert planned(_runs_apart(workload=sim.FiniteTransfers())) == [[0, 1], [2, 3], [4, 5]]
+    # Batches join only below the flows that make a batch float32 (here lowered): each keeps its precision,
+    # and a scenario's result must not depend on its batch.
+    monkeypatch.setattr(engine, "FLOAT32_FLOWS", 32)
+    assert planned(_runs_apart()) == [[0, 1], [2, 3], [4, 5]]
 
 
 @pytest.mark.filterwarnings("ignore:time_step.*packet spacing:tcpmodels.TCPModelsWarning")

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from .flows import numbers
+from .flows import at_flows, numbers
 
 __all__ = ["AckRing", "DELAYED_ACK_TIMEOUT"]
 
@@ -43,8 +43,8 @@ class AckRing:
         dtype of the packet counts.
     delayed : ndarray of bool, optional
         Which flows' receivers delay their ACKs (one ACK per two packets).
-    hold_steps : float
-        The receivers' delayed-ACK timer [steps].
+    hold_steps : float or ndarray
+        The receivers' delayed-ACK timer [steps]: one for all flows, or one per flow.
     sack : ndarray of bool, optional
         Which flows' receivers report SACK blocks that someone reads (see
         ``blocks``); None: nobody reads them.
@@ -65,7 +65,7 @@ class AckRing:
         # None: every receiver delays its ACKs, or none does (a multiplication saved per step).
         self.delaying = bool(delayed.any())
         self.delayed = None if delayed.all() or not self.delaying else delayed.astype(float)
-        self.hold_steps = float(hold_steps)
+        self.hold_steps = at_flows(hold_steps)  # (read at flows: [j])
         self.held = np.zeros(flows, dtype=real)  # a packet the receiver has not ACKed yet (0 or 1)
         # The step the held packet's timer ACK reaches the sender (set where a
         # packet comes to be held; it matters only while one is).
@@ -428,7 +428,8 @@ class AckRing:
         # were all lost brought the receiver nothing to restart it.  (Set only
         # where a packet is now held: no other flow's is read before it is set anew.)
         got = (np.minimum(packets, odd) > c.zero).nonzero()[0]  # (both > 0)
-        timer, at = delay[got] + (self.hold_steps + self.k), sending[got]
+        at = sending[got]
+        timer = delay[got] + (self.hold_steps[at] + self.k)
         self.held_timer[at] = timer
         self.held_due[at] = (timer + u[got]).astype(np.int64)
         return total - odd

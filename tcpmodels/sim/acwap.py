@@ -61,7 +61,7 @@ class ACWAP(HighSpeed):
         mine = self.own(self.pacing.copy())
         if not mine.size:
             return
-        pace = self.dt / variants.pacing_interval(self.srtt[mine], np.maximum(f.cwnd[mine], 1.0))
+        pace = self.dt[mine] / variants.pacing_interval(self.srtt[mine], np.maximum(f.cwnd[mine], 1.0))
         self.access_step[mine] = np.minimum(self.access[mine], pace)
         self.token_cap[mine] = self.access_step[mine] + 1.0
 

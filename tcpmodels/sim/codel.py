@@ -81,7 +81,7 @@ class CoDel(_SharedQueue, _FIFO):
         times 1 / sqrt(count) after the one before, that factor as Linux and
         ns-3 follow it (``_newton``).
         """
-        now, end = step.now, step.now + step.dt
+        now, end = step.now[::step.n], step.now[::step.n] + step.dt[::step.n]  # (each scenario's: see Step)
         q = step.q
         above = (q >= self.target * self.capacity) & (q > 1.0)  # (the head's sojourn q / C at or above target)
         self.first_above = np.where(above, np.minimum(self.first_above, now + self.interval), np.inf)

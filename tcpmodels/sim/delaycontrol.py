@@ -37,8 +37,8 @@ class SDC(NewReno):
         rtt = f.prop[j] + f.qdelay(j)
         self.delay[j] = variants.sdc_delay(self.delay[j], ce, self.window_seen(j), rtt,
                                            self.max_delay[j], self.threshold[j])
-        self.hold[j] = self.delay[j] / self.dt
-        self.t_update[j] = now + rtt + self.delay[j]
+        self.hold[j] = self.delay[j] / self.dt[j]
+        self.t_update[j] = now[j] + rtt + self.delay[j]
 
     def window_seen(self, j):
         """The window the delay law sees [packets]: the sender's own."""
@@ -47,7 +47,7 @@ class SDC(NewReno):
     def on_echoes(self, nearest, now):
         """CE on a small window keeps the window and, once a round trip, raises the delay; larger windows halve."""
         f = self.f
-        echoed = self.own(f.t_ece < nearest)
+        echoed = self.own(f.t_ece < nearest[:])
         small = echoed[(self.window_seen(echoed) <= self.threshold[echoed]) & (f.state[echoed] <= PENDING)]
         if small.size:
             f.t_ece[small] = np.inf
@@ -57,7 +57,7 @@ class SDC(NewReno):
 
     def _update(self, nearest, now):
         # Once a round trip (the delay included): up if CE came back in it, else down.
-        due = self.own((self.t_update < nearest) & (self.ce | (self.delay > 0)))
+        due = self.own((self.t_update < nearest[:]) & (self.ce | (self.delay > 0)))
         if due.size:
             self._set_delay(due, self.ce[due], now)
             self.ce[due] = False
@@ -96,12 +96,12 @@ class RDC(SDC):
         f = self.f
         small = self.window_seen(j) <= self.threshold[j]
         k = j[small]
-        self.t_seen[k] = np.minimum(self.t_seen[k], now + f.prop[k] / 2 + f.qdelay(k))
+        self.t_seen[k] = np.minimum(self.t_seen[k], now[k] + f.prop[k] / 2 + f.qdelay(k))
         super(SDC, self).on_marks(j[~small], now, None if counts is None else counts[~small])
 
     def on_echoes(self, nearest, now):
         """The receiver's CE (no echo) and the sender's echoes (RFC 3168's halving for large windows)."""
-        seen = self.own(self.t_seen < nearest)
+        seen = self.own(self.t_seen < nearest[:])
         if seen.size:
             self.t_seen[seen] = np.inf
             self.ce[seen] = True

@@ -1,11 +1,11 @@
 """The time-stepped engine: all flows of all scenarios of a batch advance together.
 
-Model (one fixed step ``dt``: half the smallest propagation RTT, or half the
-time the queue takes to drain where that is shorter, unless chosen; see
-``Scenario.step``; an eighth of that where a first run shows a RED or FPQ
-queue of a few packets against a step's service, and a sixteenth where the
-eighth's still holds under half of its own, or the first's under 0.03 of
-its own, ``_finer_steps``):
+Model (one fixed step ``dt`` per scenario, each of a batch at its own: half
+the smallest propagation RTT, or half the time the queue takes to drain where
+that is shorter, unless chosen; see ``Scenario.step``; an eighth of that where
+a first run shows a RED or FPQ queue of a few packets against a step's
+service, and a sixteenth where the eighth's still holds under half of its
+own, or the first's under 0.03 of its own, ``_finer_steps``):
 
 * Each flow is a window-based, ACK-clocked sender.  Packets it may send
   (``floor(cwnd) - in flight``) enter its access link, which forwards at most
@@ -76,10 +76,10 @@ from .._checks import TCPModelsWarning
 from . import draws as site
 from .ackring import DELAYED_ACK_TIMEOUT, AckRing
 from .draws import Draws
-from .flows import IDLE, PENDING, RECOVERY, STALLED, Flows, batch_width, lay_out, state_dtype
+from .flows import FLOAT32_FLOWS, IDLE, PENDING, RECOVERY, STALLED, Flows, at_flows, batch_width, lay_out, state_dtype
 from .meter import Meter
 from .queues import Step, make_queue
-from .scenario import FLOW_STEPS_PER_S, FPQ, RED, LongLived, Scenario, compute_seconds
+from .scenario import FLOW_STEPS_PER_S, FPQ, RED, LongLived, Scenario, batch_seconds, compute_seconds
 from .senders import each_flow, make_sender
 from .workloads import make_workload
 
@@ -137,10 +137,11 @@ def simulate(scenario, seeds=None, *, check=False):
     ----------
     scenario : Scenario or sequence of Scenario
         What to simulate.  A sequence is run as one array computation when its
-        members share a shape (duration, warm-up, step, queue and sender kinds,
-        trace settings; flow counts may differ unless the flows are in sender
-        or workload groups, or traced: see ``Scenario.batch_key``); otherwise
-        in groups that do.
+        members share a shape (queue and sender kinds, trace settings; flow
+        counts may differ unless the flows are in sender or workload groups,
+        or traced; steps, durations and warm-ups may differ unless traced or
+        of finite transfers: see ``Scenario.batch_key``) and that costs less
+        than apart (``batches``); otherwise in groups that do.
     seeds : sequence of int, optional
         Run the single `scenario` once per seed (as one batch).  Each
         scenario draws from its own streams: its result depends on it and its
@@ -314,20 +315,54 @@ def batches(scenarios, todo):
     enough: a scenario is padded to its batch's widest (flows.py) only where
     its place in that layout costs no more per step than a batch of its own
     (``compute_seconds``: a padding of up to 1500 flows); otherwise it starts
-    a batch of its own width.
+    a batch of its own width.  Scenarios of one shape that differ in their
+    step, length or warm-up run each at its own in one batch (``_joined``).
     """
     groups = {}
     for i in todo:
-        groups.setdefault(scenarios[i].batch_key(), []).append(i)
+        s = scenarios[i]
+        groups.setdefault(s.batch_key(), {}).setdefault((s.step, s.duration, s.warmup), []).append(i)
     out = []
-    for members in groups.values():
-        widest = None
-        for i in sorted(members, key=lambda i: -scenarios[i].n_flows):
-            n = scenarios[i].n_flows
-            if widest is None or widest / FLOW_STEPS_PER_S > compute_seconds(1, n):
-                widest = n
-                out.append([])
-            out[-1].append(i)
+    for runs in groups.values():
+        out += _joined(scenarios, [batch for members in runs.values() for batch in _by_width(scenarios, members)])
+    return out
+
+
+def _by_width(scenarios, members):
+    """``members`` (of one shape and run) in batches of close enough widths (see ``batches``)."""
+    out, widest = [], None
+    for i in sorted(members, key=lambda i: -scenarios[i].n_flows):
+        n = scenarios[i].n_flows
+        if widest is None or widest / FLOW_STEPS_PER_S > compute_seconds(1, n):
+            widest = n
+            out.append([])
+        out[-1].append(i)
+    return out
+
+
+def _joined(scenarios, apart):
+    """The batches ``apart`` (each of one step, length and warm-up), joined where that costs less.
+
+    A batch whose scenarios' steps differ runs each at its own
+    (``flows.Shared``) and takes as many steps as its longest member: it
+    saves the step's fixed cost of all but one batch (``batch_seconds``), and
+    spends its scenarios' over the steps the longest takes beyond theirs.
+    Joined in order of their steps, where the joint batch costs less than
+    the two apart; only below ``FLOAT32_FLOWS`` flows (float64, as each was
+    apart: a scenario's result must not depend on its batch).
+    """
+    def flows(batch):
+        return len(batch) * max(scenarios[i].n_flows for i in batch)
+
+    def cost(batch):
+        return batch_seconds(max(scenarios[i].steps for i in batch), len(batch), flows(batch))
+
+    out = []
+    for batch in sorted(apart, key=lambda batch: -scenarios[batch[0]].steps):
+        if out and flows(out[-1] + batch) < FLOAT32_FLOWS and cost(out[-1] + batch) < cost(out[-1]) + cost(batch):
+            out[-1] = out[-1] + batch
+        else:
+            out.append(batch)
     return out
 
 
@@ -339,14 +374,16 @@ class _Engine:
         first = scenarios[0]
         S, n = len(scenarios), batch_width(scenarios)
         self.S, self.n = S, n
-        self.dt = dt = first.step
+        # Each scenario's step; one for the batch where they share it (flows.Shared), else one per flow.
+        self.dt_of = np.array([s.step for s in scenarios])
+        self.dt = dt = at_flows(float(first.step)) if (self.dt_of == first.step).all() else np.repeat(self.dt_of, n)
         # Each scenario draws from its own streams: its result does not depend on its batch.
         counts = [s.n_flows for s in scenarios]
         self.draws = draws = Draws([s.seed for s in scenarios], n, counts)
 
         col = lambda values: np.repeat(np.asarray(values, dtype=float), n)  # noqa: E731  per-flow copy
         self.capacity = np.array([s.capacity for s in scenarios])
-        self.serve = self.capacity * dt  # packets served per step
+        self.serve = self.capacity * self.dt_of  # packets served per step
         self.limit = np.array([float(s.limit) for s in scenarios])
         propagation = self._propagation(scenarios, draws.per_flow(site.START))
         # The unloaded round trip also holds the time to put a packet on its access link
@@ -356,24 +393,26 @@ class _Engine:
         self.workload = make_workload(scenarios, col([s.start_spread for s in scenarios]))
         start = self.workload.start_times(draws.per_flow(site.START))
         start[np.arange(S * n) % n >= col(counts)] = np.inf  # (a layout's padding never starts)
-        self.prop_steps = prop / dt
+        self.prop_steps = prop / dt[:]
         self.link_loss = col([s.link_loss for s in scenarios])
         self.lossy = bool((self.link_loss > 0).any())
         max_window = lay_out([s.per_flow(s.window_cap) for s in scenarios], n)
         real = state_dtype(S * n, max_window.max(), first.duration, prop.min())
         self.flows = Flows(n, prop, self.capacity, max_window, start, real, propagation, counts)
         held = max(getattr(p, "max_delay", 0.0) for s in scenarios for _, p in s.groups)  # (delay control)
-        worst_delay = (prop.max() + (self.limit / self.capacity).max() + held + dt) / dt
+        # (The ring's length changes no result: it need only hold the longest delay in steps.)
+        tick = dt[:]  # (the step's length as numbers: one, or one per flow)
+        worst_delay = (prop.max() + (self.limit / self.capacity).max() + held + tick) / tick if np.ndim(tick) == 0 \
+            else ((prop + np.repeat(self.limit / self.capacity, n) + held + tick) / tick).max()
         delayed = each_flow(scenarios, lambda p: p.delayed_ack) > 0  # per group
         self.queue = make_queue(scenarios, draws, first.sender.ecn)
-        self.ring = AckRing(int(np.ceil(worst_delay)) + 3, S * n, real, delayed, DELAYED_ACK_TIMEOUT / dt,
+        self.ring = AckRing(int(np.ceil(worst_delay)) + 3, S * n, real, delayed, DELAYED_ACK_TIMEOUT / tick,
                             self.queue.ack_options)
         self.sender = make_sender(scenarios, self.flows, self.ring, dt)
         self.workload.attach(self.flows, self.sender, draws, self.link_loss)
         self.queue.round_trips(prop)
         self.ecn = self.queue.marking
-        self.steps, self.measure_from = first.steps, first.warmup_steps
-        self.meter = Meter(scenarios, self.serve, dt, self.steps, self.measure_from, check, self.queue)
+        self.meter = Meter(scenarios, self.serve, self.dt_of, check, self.queue)
         self.step = step = Step()
         step.dt, step.serve, step.limit, step.n, step.draws = dt, self.serve, self.limit, n, draws
         step.mark, step.remove, step.lost_queued = self._mark, self._remove, self.sender.on_queued_loss
@@ -384,16 +423,16 @@ class _Engine:
         """Advance every flow of the batch through the run; one SimResult per scenario."""
         f, sender, queue, ring, meter, draws = self.flows, self.sender, self.queue, self.ring, self.meter, self.draws
         dt, serve, capacity, prop_steps, one = self.dt, self.serve, self.capacity, self.prop_steps, self.S == 1
-        workload, finite = self.workload, self.workload.finite
-        for k in range(self.steps):
-            now = k * dt
+        workload, finite, tick = self.workload, self.workload.finite, dt[:]
+        for k in range(meter.steps):
+            now = at_flows(k * tick)
             draws.at(k)
             # A timer fires at the step nearest its time (firing at the next one
             # would lengthen every time-out by half a step on average).
-            nearest = now + 0.5 * dt
-            measuring = k >= self.measure_from
-            if measuring and meter.acked_start is None:
-                meter.begin(f)
+            nearest = at_flows(k * tick + 0.5 * tick)
+            measuring = meter.live(k)
+            meter.begin(k, f)
+            if measuring is not False and sender.events is None:
                 sender.events = meter.events  # congestion events are logged from now on
             sender.on_acks(ring.take(k), self.check)
             if finite:
@@ -423,19 +462,37 @@ class _Engine:
             # Loss noticed when the lost packet's ACK would have come back: the
             # same step the ring gives its step-mates.
             back = ring.insert(sending, arr[sending], rtt_steps,
-                               float(qd[0] / dt) if one else (qd / dt)[step.owner],
+                               float(qd[0] / self.dt_of[0]) if one else (qd / self.dt_of)[step.owner],
                                draws.random(site.ACK, [sending.size] if one else f.per_scenario(sending)),
                                self._service_steps(step.A - D, step.owner),
                                _NO_FLOWS if new_loss is None else sending.searchsorted(new_loss))
             if back.size:
-                f.t_next[new_loss] = back * dt
+                f.t_next[new_loss] = back * dt[new_loss]
             if deciding is not None and deciding.size:
                 # After the ring insert, so a go-back-N restart also forgets the
                 # ACKs of this step's packets (they are duplicates).
                 sender.loss_detected(deciding, now)
             sender.update_rtt(qd, k)
             meter.record(k, measuring, step.A, D, served, f, self.limit)
+            if not meter.alike and k in meter.ends:
+                self._stop(meter.ends[k])
         return meter.results(f, workload)
+
+    def _stop(self, rows):
+        """Scenarios ``rows`` ran their steps (the meter took their figures): their flows stop sending.
+
+        As a layout's padding, which never starts: the batch's longer members
+        do not pay for their losses and recoveries.  What they had queued or
+        in flight drains.
+        """
+        f = self.flows
+        at = (np.asarray(rows)[:, None] * self.n + np.arange(self.n)).ravel()
+        f.state[at] = IDLE
+        f.t_next[at] = np.inf
+        f.t_ece[at] = np.inf
+        f.can_send[at] = 0.0
+        f.grow[at] = 0.0
+        f.backlog[at] = 0.0
 
     def _service_steps(self, survivors, owner):
         """Steps the link takes to serve each scenario's ``survivors`` of a step, per sending flow; None if <= 1."""
@@ -462,7 +519,7 @@ class _Engine:
     def _timers(self, nearest, now, measuring):
         """Fire the timers due: starts, recovery ends, time-outs; returns the losses to decide after sending."""
         f = self.flows
-        due = (f.t_next < nearest).nonzero()[0]
+        due = (f.t_next < nearest[:]).nonzero()[0]
         if not due.size:
             return None
         st = f.state[due]
@@ -476,9 +533,7 @@ class _Engine:
                 self.sender.recovery_ends(ending, now)
         if j.size:
             fired = f.per_scenario(j)
-            if measuring:
-                self.meter.acc["rto"] += fired
-                self.meter.fired.append(j)
+            self.meter.timed_out(measuring, j, fired)
             f.stalled -= fired
             self.sender.timer_fired(j)
         return deciding
@@ -503,8 +558,7 @@ class _Engine:
     def _mark(self, j, marks, counts):
         # ECN marks on flows j (marks per scenario, counts per flow): the echo halves their windows later.
         self.sender.on_marks(j, self.step.now, counts)
-        if self.step.measuring:
-            self.meter.marked += marks
+        self.meter.marks(self.step.measuring, marks)
 
     def _head(self, s, nth):
         """The flow whose packet is at scenario ``s``'s head (one of those that leave first), or None.
@@ -522,7 +576,7 @@ class _Engine:
         """
         flows = np.arange(s * self.n, (s + 1) * self.n)
         first = (self.step.k + 1.0 + self.prop_steps[flows]).astype(np.int64)
-        width = int(self.flows.q[s] / self.capacity[s] / self.dt) + 2
+        width = int(self.flows.q[s] / self.capacity[s] / self.dt_of[s]) + 2
         due = self.ring.rows2[(first + np.arange(width)[:, None]) % self.ring.L, flows]
         filled = (due > 0.0).any(axis=1).nonzero()[0]
         if not filled.size:
@@ -534,7 +588,7 @@ class _Engine:
     def _remove(self, i, frac):
         # Take one of flow i's queued packets' ACKs out of the ring: those due
         # from now + RTT over the queueing delay, at fraction `frac` of it.
-        s, dt = i // self.n, self.dt
+        s = i // self.n
         first = int(self.step.k + self.prop_steps[i])
-        width = int(self.flows.q[s] / self.capacity[s] / dt) + 2
+        width = int(self.flows.q[s] / self.capacity[s] / self.dt_of[s]) + 2
         return self.ring.remove_one(i, first, width, min(int(frac * width), width - 1))

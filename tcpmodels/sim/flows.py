@@ -11,8 +11,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-__all__ = ["Flows", "state_dtype", "numbers", "batch_width", "lay_out", "FLOAT32_FLOWS", "OPEN", "PENDING", "RECOVERY",
-           "STALLED", "IDLE"]
+__all__ = ["Flows", "Shared", "at_flows", "state_dtype", "numbers", "batch_width", "lay_out", "FLOAT32_FLOWS", "OPEN",
+           "PENDING", "RECOVERY", "STALLED", "IDLE"]
 
 # The flow's place in its loss cycle: sending; a loss waits for its duplicate
 # ACKs; fast recovery; waiting for the retransmission timer; not started.
@@ -48,6 +48,42 @@ def numbers(real):
 
 # Per-flow state in float32 from this many flows in a batch (see state_dtype).
 FLOAT32_FLOWS = 10_000
+
+
+class Shared:
+    """A time or a step length [s] that every flow of a batch shares: read at any flows, the number.
+
+    A batch whose scenarios run at different steps keeps these per flow
+    (arrays over the flat S * n flows); one whose scenarios share their step
+    keeps one number.  Both are read the same way, ``now[j]`` at flows ``j``
+    and ``now[:]`` at all of them, so each pass is written once; a shared one
+    reads as a Python float, on which numpy's calls take their fast path
+    (a float subclass costs 1-2 us more a call) and give the same numbers.
+
+    Parameters
+    ----------
+    value : float
+        The number [s].
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = float(value)
+
+    def __getitem__(self, j):
+        return self.value
+
+
+def at_flows(t):
+    """A time or step length as the flows read it (``t[j]``): ``Shared`` where it is one number, else as it is.
+
+    Parameters
+    ----------
+    t : float or ndarray
+        One time for all flows [s], or one per flow (S * n).
+    """
+    return Shared(t) if isinstance(t, (float, int)) else t
 
 
 def batch_width(scenarios):

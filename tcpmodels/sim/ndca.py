@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import variants
 from . import scenario as spec
+from .flows import at_flows
 from .rttsample import RttSamples
 from .senders import ENGINES, Reno, each_flow
 
@@ -43,15 +44,15 @@ class NDCA(Reno):
     def increase(self, acks):
         """Update the estimate and BaseRTT from the step's ACKs, then grow per Fig. 4."""
         f, k = self.f, self.ring.k
-        now = k * self.dt
+        now = at_flows(k * self.dt[:])
         sample = self.rtts.sample(k)
         j = (acks > 0).nonzero()[0]
         if j.size:
             self.base_rtt[j] = np.minimum(self.base_rtt[j], sample[j])
-            gap = np.where(np.isnan(self.last[j]), self.dt, now - self.last[j])
+            gap = np.where(np.isnan(self.last[j]), self.dt[j], now[j] - self.last[j])
             self.bandwidth[j] = variants.ndca_bandwidth(self.bandwidth[j], acks[j] * self.packet_size[j], gap,
                                                         self.base_rtt[j], self.beta[j])
-            self.last[j] = now
+            self.last[j] = now[j]
         base = np.where(np.isfinite(self.base_rtt), self.base_rtt, f.prop)
         estimate = np.floor(variants.ndca_ssthresh(self.bandwidth, base, self.packet_size))  # Eq. 5, Fig. 4
         hold = variants.ndca_hold(sample, base, self.alpha)

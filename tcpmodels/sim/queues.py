@@ -38,7 +38,8 @@ SHORT_HOLD = 1 << 31
 class Step:
     """What a queue sees of one step, and what it may do to the flows (set by the engine each step).
 
-    Attributes: ``k``, ``now`` [s], ``dt`` [s]; ``arr`` the packets each flow
+    Attributes: ``k``, ``now`` [s], ``dt`` [s] (read at flows, ``now[j]``: one for all of
+    them, ``flows.Shared``, or one per flow where the scenarios' steps differ); ``arr`` the packets each flow
     brings [packets] and ``link`` those it lost on its link (or None);
     ``A`` the arrivals of each scenario, ``link_total`` its link losses,
     ``q`` its queue [packets], ``serve`` its service per step, ``limit`` its
@@ -193,7 +194,8 @@ class _DropTail(_FIFO):
     def round_trips(self, prop):
         if not self.phase_effect:
             return
-        n, dt = batch_width(self.scenarios), self.scenarios[0].step
+        n = batch_width(self.scenarios)
+        dt = np.repeat([s.step for s in self.scenarios], n)  # (each flow's scenario's)
         capacity = np.repeat([s.capacity for s in self.scenarios], n)
         # Each flow's ACK clock brings its packets a fixed time after a departure:
         # its unloaded round trip ``prop`` (propagation and serialization), plus
@@ -1110,24 +1112,28 @@ class _FPQState(_REDState):
 
     def decide(self, step):
         """See the step's arrivals first: the flow count retunes RED."""
-        self.observe(step.arr.reshape(self.size, step.n), step.now, step.dt)
+        self.observe(step.arr.reshape(self.size, step.n), step.now, step.dt, step.n)
         return super().decide(step)
 
     def report(self):
         """FPQ's estimate of the active flows (Morris 1999, Fig. 6.9)."""
         return {"flow_count": np.array(self.flows)}
 
-    def observe(self, arrivals, now, dt):
-        """Count the flows of the step's arrivals (``arrivals`` shaped scenario x flow) and retune."""
+    def observe(self, arrivals, now, dt, n):
+        """Count the flows of the step's arrivals (``arrivals`` shaped scenario x flow, ``n`` flows each) and retune.
+
+        ``now`` and ``dt`` are read at each scenario's first flow (``Step``).
+        """
         for s, row in enumerate(arrivals):
             ids = np.flatnonzero(row)
             if not ids.size:
                 continue
             packets = np.repeat(ids, row[ids].astype(np.int64))
-            times = now + dt * (np.arange(packets.size) + 0.5) / packets.size
+            start = float(now[s * n])
+            times = start + float(dt[s * n]) * (np.arange(packets.size) + 0.5) / packets.size
             flows = max(1.0, self.counters[s].update(packets, times))
             if abs(flows - self.flows[s]) > 0.01 * self.flows[s]:
-                self._retune(s, flows, now)
+                self._retune(s, flows, start)
 
 
 class _CHOKe(_SharedQueue, _REDState):
@@ -1193,14 +1199,15 @@ class _KamraCHOKe(_CHOKe):
         """Scenarios due a test: one arrival (a flow by its share of them) against a queued packet (by share)."""
         n, gens = step.n, step.draws.generators(site.TEST)  # each scenario's own: its tests alone
         matched = np.zeros(offered.size)
-        due = ((step.now >= self.next_match) & (step.q >= 1.0) & (offered.reshape(-1, n).sum(axis=1) > 0)).nonzero()[0]
+        now = step.now[::n]  # (each scenario's: see Step)
+        due = ((now >= self.next_match) & (step.q >= 1.0) & (offered.reshape(-1, n).sum(axis=1) > 0)).nonzero()[0]
         for s in due:
             at = slice(s * n, (s + 1) * n)
             arriving = offered[at] / offered[at].sum()
             i = gens[s].choice(n, p=arriving)
             if gens[s].random() * step.q[s] < self.queued[s * n + i]:
                 matched[s * n + i] = 1.0  # only the arrival is dropped (Sec. 2)
-        self.next_match[due] = step.now + self.interval[due]
+        self.next_match[due] = (now + self.interval)[due]
         return matched, False
 
 

@@ -28,7 +28,7 @@ class RttSamples:
     def __init__(self, flows, length, dt):
         self.f, self.L = flows, length
         self.history = np.zeros((length, flows.S))  # queueing delay [s] at the end of each step
-        self.back = np.minimum(np.rint(flows.prop / dt).astype(np.int64), length - 1)  # steps back to the sending
+        self.back = np.minimum(np.rint(flows.prop / dt[:]).astype(np.int64), length - 1)  # steps back to the sending
 
     def sample(self, k):
         """Record step ``k``'s queueing delay (the queue the step starts with) and return each flow's RTT [s]."""

@@ -42,9 +42,23 @@ COUNTER_BIT_SECONDS, COUNTER_BIT_BYTES = 3e-9, 24
 COUNTER_CLEAR_SECONDS, COUNTER_CLEAR_BYTES = 1e-8, 16
 
 
+# A batch of several scenarios costs a step about twice a lone one's fixed cost (a lone scenario draws, rounds and
+# runs RED on Python floats), and more with each scenario (its RED lane, its draws).  Measured on one core (10
+# flows a scenario, 5 ms steps; 1, 2, 4, 8 and 16 scenarios): drop-tail 200, 302, 296, 343, 378 us a step, RED
+# 125, 249, 281, 446, 564 us; ``batch_seconds`` takes twice STEP_SECONDS and this per scenario.
+SCENARIO_STEP_SECONDS = 2e-5
+
+
 def compute_seconds(steps, flows):
     """About how long the engine takes for ``steps`` steps of a batch of ``flows`` flows [s] (one core)."""
     return steps * (STEP_SECONDS + flows / FLOW_STEPS_PER_S)
+
+
+def batch_seconds(steps, scenarios, flows):
+    """``compute_seconds`` of a batch of ``scenarios`` scenarios, their fixed costs a step counted (see above)."""
+    if scenarios == 1:
+        return compute_seconds(steps, flows)
+    return steps * (2.0 * STEP_SECONDS + scenarios * SCENARIO_STEP_SECONDS + flows / FLOW_STEPS_PER_S)
 
 
 # NewReno's fast recovery with SACK (NewReno.recovery).
@@ -658,6 +672,9 @@ class CHOKeI(CHOKe):
 class _Workload(Result):
     """When a scenario's flows have data (the specs below)."""
 
+    # Whether a batch may run its scenarios at their own steps, lengths and warm-ups (Scenario.batch_key).
+    own_interval = True
+
     def batch_key(self):
         """What two scenarios' workloads must share to run in one batch (the engine's code path)."""
         return (type(self),)
@@ -712,6 +729,8 @@ class FiniteTransfers(_Workload):
     size: float = 20.0
     distribution: str = "fixed"
     connection_timeout: float = 3.0
+
+    own_interval = False  # (its completions are logged over the batch's measured interval: workloads.py)
 
     def __post_init__(self):
         size = _finite("size", _one("size", _checks.positive, self.size))
@@ -1342,15 +1361,20 @@ class Scenario(Result):
                           stacklevel=5)
 
     def batch_key(self):
-        """What two scenarios must share to run as one batch: run length, step, code paths, traces.
+        """What two scenarios must share to run as one batch: code paths, traces, and where they ask it, the run.
 
         Flow counts may differ (the engine pads the smaller scenarios with flows
         that never start), unless the flows are laid out in groups of senders or
-        workloads, or traced.
+        workloads, or traced.  So may the step, length and warm-up (each
+        scenario runs at its own), unless traced (a trace's times are the
+        batch's) or a workload measures over the batch's interval
+        (``own_interval``).
         """
         laid_out = self.trace or len(self.groups) > 1 or len(self.workloads) > 1
         count = (lambda c: c) if laid_out else (lambda c: None)  # noqa: E731
-        return (count(self.n_flows), self.duration, self.warmup, self.step, self.queue.batch_key(),
+        own = not self.trace and all(w.own_interval for _, w in self.workloads)
+        run = None if own else (self.duration, self.warmup, self.step)
+        return (count(self.n_flows), run, self.queue.batch_key(),
                 tuple((count(c), spec.batch_key()) for c, spec in self.groups), self.trace, self.trace_interval,
                 self.trace_flows, tuple((count(c), w.batch_key()) for c, w in self.workloads))
 

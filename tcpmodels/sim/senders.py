@@ -16,7 +16,7 @@ import numpy as np
 from .. import units
 from . import draws as site
 from . import scenario as spec
-from .flows import IDLE, OPEN, PENDING, RECOVERY, STALLED, batch_width, lay_out, numbers
+from .flows import IDLE, OPEN, PENDING, RECOVERY, STALLED, at_flows, batch_width, lay_out, numbers
 
 _F64 = numbers(np.float64)  # (for the float64 arrays: times, back-offs, drop counts)
 _MAX_BACKOFF = np.array(64.0)  # (the back-off's cap in ``timeout``, as a 0-d array: see flows.numbers)
@@ -49,8 +49,8 @@ class Sender:
         Their flows' state.
     ring : AckRing
         Their ACKs in flight.
-    dt : float
-        The engine's step [s].
+    dt : flows.Shared or ndarray
+        The engine's step [s]: one for the batch, or one per flow (read at flows: ``dt[j]``).
     spec : sender spec, optional
         The variant's spec (its flags); by default the first scenario's sender.
     """
@@ -97,15 +97,15 @@ class Sender:
                       else np.inf for s in scenarios])
         self.paced = bool(np.isfinite(access).any())
         real = flows.real
-        self.access_step = (access * dt).astype(real)
+        self.access_step = (access * dt[:]).astype(real)
         # A burst may use one step's worth plus one packet of saved-up credit.
-        self.token_cap = np.where(np.isfinite(access * dt), self.access_step + 1, np.inf).astype(real)
+        self.token_cap = np.where(np.isfinite(access * dt[:]), self.access_step + 1, np.inf).astype(real)
         self.wmax = flows.max_window.astype(real)
         self.srtt_q = np.zeros(flows.S)  # smoothed queueing delay [s] (RTT minus propagation)
         self.rttvar_q = np.zeros(flows.S)
         # Steps between RTT samples, each scenario's own (its result must not depend on its batch).
         rtt_steps = np.rint(np.array([p[:c].mean() for p, c in zip(flows.prop.reshape(flows.S, flows.n),
-                                                                     flows.counts, strict=True)]) / dt)
+                                                                     flows.counts, strict=True)]) / dt[::flows.n])
         self.rtt_steps = np.maximum(rtt_steps, 1.0).astype(np.int64)
         self._every = int(self.rtt_steps[0]) if (self.rtt_steps == self.rtt_steps[0]).all() else None
         N = flows.N
@@ -143,7 +143,7 @@ class Sender:
         f.acked += acks
         self.increase(acks if self.ring.lone is None else self._acks_counted(acks))
         if f.holes is not None:
-            self._retransmit_found(self.ring.k * self.dt)
+            self._retransmit_found(at_flows(self.ring.k * self.dt[:]))
         if self.prr is not None:
             self.reduce_proportionally(acks)
         acks[:] = 0.0
@@ -273,26 +273,26 @@ class Sender:
     def on_marks(self, j, now, counts=None):
         """Flows ``j`` had packets marked (``counts`` each): the first one's echo comes back one RTT later."""
         f = self.f
-        echo = now + f.prop[j] + f.qdelay(j)
+        echo = now[j] + f.prop[j] + f.qdelay(j)
         f.t_ece[j] = np.minimum(f.t_ece[j], echo)
 
     def on_echoes(self, nearest, now):
         """Echoes due by ``nearest`` reduce the window once per round trip, without retransmission (RFC 3168 6.1.2)."""
         f = self.f
-        echoed = self.own(f.t_ece < nearest)
+        echoed = self.own(f.t_ece < nearest[:])
         if echoed.size:
             f.t_ece[echoed] = np.inf
             # Flows already repairing a loss have reduced anyway.
-            j = echoed[(f.state[echoed] <= PENDING) & (f.t_cwr[echoed] <= now)]
+            j = echoed[(f.state[echoed] <= PENDING) & (f.t_cwr[echoed] <= now[echoed])]
             f.ssthresh[j] = self.reduced_on_echo(j)
             self._enter_cwr(j)
-            f.t_cwr[j] = now + f.prop[j] + f.qdelay(j)
+            f.t_cwr[j] = now[j] + f.prop[j] + f.qdelay(j)
             # The reduction is a congestion response like fast recovery's (RFC 3168
             # 6.1.2): the window does not grow until the data sent before it is
             # ACKed, one round trip (Linux's and ns-3's CWR state).
             f.grow[j] = 0.0
             f.cwr[j] = True
-        thawed = self.own(f.cwr & (f.t_cwr <= now))
+        thawed = self.own(f.cwr & (f.t_cwr <= now[:]))
         if thawed.size:
             f.cwr[thawed] = False
             j = thawed[f.state[thawed] <= PENDING]  # (recovery and time-outs restore growth themselves)
@@ -497,7 +497,7 @@ class Sender:
         if self.counts_dupacks is None:
             return j
         counting = self.counts_dupacks[j]
-        self.f.t_next[j[counting]] = (self.ring.k + 1) * self.dt
+        self.f.t_next[j[counting]] = (self.ring.k + 1) * self.dt[j[counting]]
         return j[~counting]
 
     def _retransmission_lost(self, j, dj, a, draws):
@@ -607,7 +607,7 @@ class Sender:
         below = np.minimum(found, f.holes_below[j])
         f.holes_below[j] -= below
         jb = j[below > 0]
-        f.t_next[jb] = now + f.prop[jb] + f.qdelay(jb)
+        f.t_next[jb] = now[jb] + f.prop[jb] + f.qdelay(jb)
         f.t_partial[jb] = np.inf
 
     def _forget_holes(self, j):
@@ -654,14 +654,14 @@ class Sender:
                 f.ack_mark[i] = place
                 f.t_dupack[i] = np.inf
             if self._watch_dupacks(np.array([i])).size:  # (else watched from the next step)
-                f.t_next[i] = self._due(slot)
+                f.t_next[i] = self._due(i, slot)
         elif f.state[i] == RECOVERY:
             f.carried[i] += 1.0
 
-    def _due(self, slot):
-        """When the ACK due in ring slot ``slot`` comes [s]."""
+    def _due(self, i, slot):
+        """When the ACK of flow ``i`` due in ring slot ``slot`` comes [s]."""
         k = self.ring.k
-        return ((slot - k) % self.ring.L + k) * self.dt
+        return ((slot - k) % self.ring.L + k) * self.dt[i]
 
     def _lost_ahead_of_first(self, i, slot, after, place):
         """Whether flow ``i``'s lost queued packet, sent before its pending event's first loss, became that first.
@@ -686,7 +686,7 @@ class Sender:
         f.sent_mark[i] -= earlier
         f.edge[i] -= earlier  # (a receiver's window held at the hole moves with it: _hold_edge)
         if not counts:
-            f.t_next[i] = min(f.t_next[i], self._due(slot))
+            f.t_next[i] = min(f.t_next[i], self._due(i, slot))
             return True
         f.hole_at[i] -= 1.0  # (every hole lies behind the victim)
         self._add_holes(np.array([i]), np.array([f.ack_mark[i] - 1.0 - f.acked[i]]), 1.0)
@@ -707,7 +707,7 @@ class Sender:
         self._begin_events(j, now, lost)
         to = j[~fr]
         if to.size:
-            self.timeout(to, now, now)
+            self.timeout(to, now[to], now)
         j, lost = j[fr], lost[fr]
         if j.size:
             half = self.reduced_on_loss(j)
@@ -728,8 +728,8 @@ class Sender:
         f.state[j] = RECOVERY
         f.grow[j] = 0.0
         rtt = f.prop[j] + f.qdelay(j)
-        f.t_next[j] = now + self.recovery_rounds(lost) * rtt
-        self._race_the_timer(j, now + rtt)
+        f.t_next[j] = now[j] + self.recovery_rounds(lost) * rtt
+        self._race_the_timer(j, now[j] + rtt)
 
     def _race_the_timer(self, j, first_ack):
         """Flows ``j`` in fast recovery whose retransmission timer fires before its first ACK comes (at ``first_ack``).
@@ -797,9 +797,9 @@ class Sender:
             if counting:  # its duplicate ACKs are counted from the first hole's place on
                 self._next_event_holes(jm)
                 f.t_dupack[jm] = np.inf
-                f.t_next[jm] = now + self.dt
+                f.t_next[jm] = now[jm] + self.dt[jm]
             else:
-                f.t_next[jm] = now + f.prop[jm] + f.qdelay(jm)
+                f.t_next[jm] = now[jm] + f.prop[jm] + f.qdelay(jm)
         jo = j[~more]
         f.state[jo] = OPEN
         f.grow[jo] = self.ack_gain[jo]
@@ -808,9 +808,9 @@ class Sender:
 
     def _begin_events(self, j, now, lost):
         """Flows ``j`` react to their ``lost`` packets now: a congestion event each (one window reduction)."""
-        self.f.t_event[j] = now
+        self.f.t_event[j] = now[j]
         if self.events is not None:
-            self.events.append((j, now, self.f.cwnd[j], lost))
+            self.events.append((j, now[j], self.f.cwnd[j], lost))
 
     def _added_to_event(self, j, drops):
         """Flows ``j`` lost ``drops`` more packets that their last congestion event's reduction covers.
@@ -857,7 +857,7 @@ class Sender:
         # Back off only if nothing was ACKed since the last time-out.
         again = f.acked[j] == f.acked_at_rto[j]
         f.backoff[j] = np.where(again, np.minimum(f.backoff[j] * _F64.two, _MAX_BACKOFF), _F64.one)
-        f.t_next[j] = np.maximum(base + self.rto(j), now + self.dt)
+        f.t_next[j] = np.maximum(base + self.rto(j), now[j] + self.dt[j])
         # FlightSize / 2: the full window, or the lone retransmission on a back-off.
         f.ssthresh[j] = np.where(again, c.two, self.reduced(j))
         f.state[j] = STALLED
@@ -978,13 +978,14 @@ class NewReno(Sender):
         lost = f.dropped[j] - f.drop_mark[j]
         # The ACK stream has reached the lost packet: the last new ACK is in, the timer runs from it.
         first = (dupacks >= 0.0) & np.isinf(f.t_dupack[j])
-        f.t_dupack[j[first]] = now
+        f.t_dupack[j[first]] = now[j[first]]
         f.grow[j[first]] = 0.0
         beyond = dupacks - self.dupthresh[j]
         ready = beyond >= 0
         starved = f.inflight[j] + np.maximum(room, 0.0) - lost < 0.5  # nothing left to bring one
-        dead = starved | (now + 0.5 * self.dt >= f.t_dupack[j] + self.rto(j))
-        f.t_next[j[~(ready | dead)]] = now + self.dt  # the next step's ACKs
+        dead = starved | (now[j] + 0.5 * self.dt[j] >= f.t_dupack[j] + self.rto(j))
+        waiting = j[~(ready | dead)]
+        f.t_next[waiting] = now[waiting] + self.dt[waiting]  # the next step's ACKs
         done = ready | dead
         self._begin_events(j[done], now, lost[done])
         to = j[dead & ~ready]
@@ -992,7 +993,7 @@ class NewReno(Sender):
             # The timer runs from the last new ACK: the first duplicate's time, or now where the flow starved
             # before the ACK stream reached its first loss (a packet sent before that one and lost after it, as
             # CoDel's head drops and random drop's evictions take them: the duplicates never come).
-            self.timeout(to, np.minimum(f.t_dupack[to], now), now)
+            self.timeout(to, np.minimum(f.t_dupack[to], now[to]), now)
         j, lost, early = j[ready], lost[ready], np.maximum(room[ready] - beyond[ready] - 1.0, 0.0)
         if j.size:
             self._let_out(j, early)
@@ -1073,8 +1074,8 @@ class NewReno(Sender):
         jf = jl[first]
         self._let_out(jf, 1.0)
         f.prr_sent0[jf] += 1.0
-        f.t_partial[jf] = now
-        f.t_next[jf] = now + self.rto(jf)
+        f.t_partial[jf] = now[jf]
+        f.t_next[jf] = now[jf] + self.rto(jf)
         fired = jl[~first]
         if fired.size:  # (a time-out within the event: its hole was one of the event's losses)
             self._added_to_event(fired, f.dropped[fired] - f.drop_mark[fired])
@@ -1266,8 +1267,8 @@ def make_sender(scenarios, flows, ring, dt):
         Their flows' state.
     ring : AckRing
         Their ACKs in flight.
-    dt : float
-        The engine's step [s].
+    dt : flows.Shared or ndarray
+        The engine's step [s], one or one per flow (see ``Sender``).
 
     Returns
     -------

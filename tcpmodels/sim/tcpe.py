@@ -47,20 +47,20 @@ class TCPE(NewReno):
     def on_marks(self, j, now, counts=None):
         """Flows ``j`` had ``counts`` packets marked: one echo each comes back with their ACKs, a round trip later."""
         f = self.f
-        due = np.rint((now + f.prop[j] + f.qdelay(j)) / self.dt).astype(np.int64) % self.echoes.shape[0]
+        due = np.rint((now[j] + f.prop[j] + f.qdelay(j)) / self.dt[j]).astype(np.int64) % self.echoes.shape[0]
         np.add.at(self.echoes, (due, j), 1.0 if counts is None else counts)
 
     def on_echoes(self, nearest, now):
         """Echoes due by ``nearest`` freeze the window and switch to congestion avoidance; quiet RTTs to slow start."""
         f = self.f
-        row = self.echoes[int(round(now / self.dt)) % self.echoes.shape[0]]  # the echoes due this step
+        row = self.echoes[self.ring.k % self.echoes.shape[0]]  # the echoes due this step
         echoed = self.own(row > 0)
         # OnAck: slow start again after a round trip without an echo.  Only flows in
         # congestion avoidance whose last echo is older than their propagation RTT
         # (a lower bound of the RTT) can switch: the law decides for those alone.
-        quiet = self.own((f.state <= PENDING) & ~self.slow & (now - self.last_ecn > f.prop))
+        quiet = self.own((f.state <= PENDING) & ~self.slow & (now[:] - self.last_ecn > f.prop))
         if quiet.size:
-            state = variants.tcpe_on_ack(f.cwnd[quiet].astype(float), False, False, now,
+            state = variants.tcpe_on_ack(f.cwnd[quiet].astype(float), False, False, now[quiet],
                                          self.last_ecn[quiet], f.prop[quiet] + f.qdelay(quiet))
             back = quiet[state.slow_start]
             f.ssthresh[back] = self.wmax[back]
@@ -73,7 +73,7 @@ class TCPE(NewReno):
         live = f.state[echoed] <= PENDING  # (recovery and time-outs have reduced anyway)
         j, marked, gain = echoed[live], marked[live], gain[live]
         cwnd = f.cwnd[j].astype(float)
-        state = variants.tcpe_on_ack(cwnd, self.slow[j], True, now, self.last_ecn[j], f.prop[j] + f.qdelay(j))
+        state = variants.tcpe_on_ack(cwnd, self.slow[j], True, now[j], self.last_ecn[j], f.prop[j] + f.qdelay(j))
         # An echoing ACK adds nothing (the window is frozen): take back what the step's echoing ACKs added.
         f.cwnd[j] = np.maximum(state.window - marked * self.per_ack[j] / gain, 1.0)
         # Congestion avoidance from here (ssthresh at the window); lastECNtime now.

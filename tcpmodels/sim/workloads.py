@@ -110,7 +110,7 @@ class Transfers(LongLived):
         p = 1.0 - (1.0 - self.loss_now[f.scen[j]]) * (1.0 - self.link_loss[j])
         lost = self.draws.flow_uniform(site.SYN, j) < p  # (a flow sends at most one SYN a step)
         wait = np.minimum(self.timeout[j] * 2.0 ** self.syn_tries[j], self.max_rto[j])
-        f.t_next[j] = now + np.where(lost, wait, f.prop[j] + f.qdelay(j))
+        f.t_next[j] = now[j] + np.where(lost, wait, f.prop[j] + f.qdelay(j))
         self.syn_ok[j] = ~lost
         self.syn_tries[j] = np.where(lost, self.syn_tries[j] + 1, 0.0)
 
@@ -139,13 +139,13 @@ class Transfers(LongLived):
         if not j.size:
             return
         if measuring:
-            self.done.append((j, self.size[j], self.t_start[j], now))
+            self.done.append((j, self.size[j], self.t_start[j], now[j]))
         stalled = j[f.state[j] == STALLED]
         if stalled.size:
             f.stalled -= f.per_scenario(stalled)
         self.sender.new_connection(j)
         f.target[j] = np.inf
-        self.t_start[j] = now
+        self.t_start[j] = now[j]
         self._syn(j, now)
 
     def table(self, s, n):
