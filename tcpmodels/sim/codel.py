@@ -26,6 +26,7 @@ queue has been served since, read the same within a few per cent on
 import numpy as np
 
 from . import scenario as spec
+from .flows import at_flows, batch_width
 from .queues import _FIFO, ENGINES, _SharedQueue
 
 __all__ = ["CoDel"]
@@ -43,6 +44,7 @@ class CoDel(_SharedQueue, _FIFO):
         self.capacity = np.array([s.capacity for s in scenarios])
         self.marking = bool(specs[0].ecn and ecn)  # (one value per batch: CoDel.batch_key holds ecn)
         S = len(specs)
+        self.firsts = np.arange(S) * batch_width(scenarios)  # (each scenario's first flow)
         # When the sojourn, at or above target since, lets CoDel drop (RFC 8289's first_above_time + interval
         # as it is set; inf while the sojourn is below target).
         self.first_above = np.full(S, np.inf)
@@ -81,7 +83,8 @@ class CoDel(_SharedQueue, _FIFO):
         times 1 / sqrt(count) after the one before, that factor as Linux and
         ns-3 follow it (``_newton``).
         """
-        now, end = step.now[::step.n], step.now[::step.n] + step.dt[::step.n]  # (each scenario's: see Step)
+        now, dt = at_flows(step.now)[self.firsts], at_flows(step.dt)[self.firsts]  # (each scenario's: see Step)
+        end = now + dt
         q = step.q
         above = (q >= self.target * self.capacity) & (q > 1.0)  # (the head's sojourn q / C at or above target)
         self.first_above = np.where(above, np.minimum(self.first_above, now + self.interval), np.inf)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import variants
 from . import scenario as spec
-from .flows import PENDING
+from .flows import PENDING, at_flows
 from .senders import ENGINES, NewReno, each_flow
 
 __all__ = ["SDC", "RDC"]
@@ -46,7 +46,7 @@ class SDC(NewReno):
 
     def on_echoes(self, nearest, now):
         """CE on a small window keeps the window and, once a round trip, raises the delay; larger windows halve."""
-        f = self.f
+        f, nearest, now = self.f, at_flows(nearest), at_flows(now)  # (one number, or one per flow: flows.Shared)
         echoed = self.own(f.t_ece < nearest[:])
         small = echoed[(self.window_seen(echoed) <= self.threshold[echoed]) & (f.state[echoed] <= PENDING)]
         if small.size:
@@ -93,7 +93,7 @@ class RDC(SDC):
 
     def on_marks(self, j, now, counts=None):
         """Marks on small flights reach the receiver, which keeps them; larger ones are echoed to the sender."""
-        f = self.f
+        f, now = self.f, at_flows(now)
         small = self.window_seen(j) <= self.threshold[j]
         k = j[small]
         self.t_seen[k] = np.minimum(self.t_seen[k], now[k] + f.prop[k] / 2 + f.qdelay(k))
@@ -101,6 +101,7 @@ class RDC(SDC):
 
     def on_echoes(self, nearest, now):
         """The receiver's CE (no echo) and the sender's echoes (RFC 3168's halving for large windows)."""
+        nearest = at_flows(nearest)
         seen = self.own(self.t_seen < nearest[:])
         if seen.size:
             self.t_seen[seen] = np.inf

@@ -376,7 +376,8 @@ class _Engine:
         self.S, self.n = S, n
         # Each scenario's step; one for the batch where they share it (flows.Shared), else one per flow.
         self.dt_of = np.array([s.step for s in scenarios])
-        self.dt = dt = at_flows(float(first.step)) if (self.dt_of == first.step).all() else np.repeat(self.dt_of, n)
+        self.dt_at = at_flows(float(first.step)) if (self.dt_of == first.step).all() else np.repeat(self.dt_of, n)
+        self.dt = dt = self.dt_at[:]  # (as numbers: one, or one per flow)
         # Each scenario draws from its own streams: its result does not depend on its batch.
         counts = [s.n_flows for s in scenarios]
         self.draws = draws = Draws([s.seed for s in scenarios], n, counts)
@@ -393,7 +394,7 @@ class _Engine:
         self.workload = make_workload(scenarios, col([s.start_spread for s in scenarios]))
         start = self.workload.start_times(draws.per_flow(site.START))
         start[np.arange(S * n) % n >= col(counts)] = np.inf  # (a layout's padding never starts)
-        self.prop_steps = prop / dt[:]
+        self.prop_steps = prop / dt
         self.link_loss = col([s.link_loss for s in scenarios])
         self.lossy = bool((self.link_loss > 0).any())
         max_window = lay_out([s.per_flow(s.window_cap) for s in scenarios], n)
@@ -401,20 +402,19 @@ class _Engine:
         self.flows = Flows(n, prop, self.capacity, max_window, start, real, propagation, counts)
         held = max(getattr(p, "max_delay", 0.0) for s in scenarios for _, p in s.groups)  # (delay control)
         # (The ring's length changes no result: it need only hold the longest delay in steps.)
-        tick = dt[:]  # (the step's length as numbers: one, or one per flow)
-        worst_delay = (prop.max() + (self.limit / self.capacity).max() + held + tick) / tick if np.ndim(tick) == 0 \
-            else ((prop + np.repeat(self.limit / self.capacity, n) + held + tick) / tick).max()
+        worst_delay = (prop.max() + (self.limit / self.capacity).max() + held + dt) / dt if np.ndim(dt) == 0 \
+            else ((prop + np.repeat(self.limit / self.capacity, n) + held + dt) / dt).max()
         delayed = each_flow(scenarios, lambda p: p.delayed_ack) > 0  # per group
         self.queue = make_queue(scenarios, draws, first.sender.ecn)
-        self.ring = AckRing(int(np.ceil(worst_delay)) + 3, S * n, real, delayed, DELAYED_ACK_TIMEOUT / tick,
+        self.ring = AckRing(int(np.ceil(worst_delay)) + 3, S * n, real, delayed, DELAYED_ACK_TIMEOUT / dt,
                             self.queue.ack_options)
-        self.sender = make_sender(scenarios, self.flows, self.ring, dt)
+        self.sender = make_sender(scenarios, self.flows, self.ring, self.dt_at)
         self.workload.attach(self.flows, self.sender, draws, self.link_loss)
         self.queue.round_trips(prop)
         self.ecn = self.queue.marking
         self.meter = Meter(scenarios, self.serve, self.dt_of, check, self.queue)
         self.step = step = Step()
-        step.dt, step.serve, step.limit, step.n, step.draws = dt, self.serve, self.limit, n, draws
+        step.dt, step.serve, step.limit, step.n, step.draws = self.dt_at, self.serve, self.limit, n, draws
         step.mark, step.remove, step.lost_queued = self._mark, self._remove, self.sender.on_queued_loss
         step.head = self._head
         step.sack, step.backlog = self.ring.blocks, self.flows.backlog
@@ -423,13 +423,13 @@ class _Engine:
         """Advance every flow of the batch through the run; one SimResult per scenario."""
         f, sender, queue, ring, meter, draws = self.flows, self.sender, self.queue, self.ring, self.meter, self.draws
         dt, serve, capacity, prop_steps, one = self.dt, self.serve, self.capacity, self.prop_steps, self.S == 1
-        workload, finite, tick = self.workload, self.workload.finite, dt[:]
+        workload, finite = self.workload, self.workload.finite
         for k in range(meter.steps):
-            now = at_flows(k * tick)
+            now = at_flows(k * dt)
             draws.at(k)
             # A timer fires at the step nearest its time (firing at the next one
             # would lengthen every time-out by half a step on average).
-            nearest = at_flows(k * tick + 0.5 * tick)
+            nearest = at_flows(k * dt + 0.5 * dt)
             measuring = meter.live(k)
             meter.begin(k, f)
             if measuring is not False and sender.events is None:
@@ -467,7 +467,7 @@ class _Engine:
                                self._service_steps(step.A - D, step.owner),
                                _NO_FLOWS if new_loss is None else sending.searchsorted(new_loss))
             if back.size:
-                f.t_next[new_loss] = back * dt[new_loss]
+                f.t_next[new_loss] = back * self.dt_at[new_loss]
             if deciding is not None and deciding.size:
                 # After the ring insert, so a go-back-N restart also forgets the
                 # ACKs of this step's packets (they are duplicates).

@@ -272,13 +272,13 @@ class Sender:
     # ------------------------------------------------------------ ECN
     def on_marks(self, j, now, counts=None):
         """Flows ``j`` had packets marked (``counts`` each): the first one's echo comes back one RTT later."""
-        f = self.f
+        f, now = self.f, at_flows(now)
         echo = now[j] + f.prop[j] + f.qdelay(j)
         f.t_ece[j] = np.minimum(f.t_ece[j], echo)
 
     def on_echoes(self, nearest, now):
         """Echoes due by ``nearest`` reduce the window once per round trip, without retransmission (RFC 3168 6.1.2)."""
-        f = self.f
+        f, nearest, now = self.f, at_flows(nearest), at_flows(now)
         echoed = self.own(f.t_ece < nearest[:])
         if echoed.size:
             f.t_ece[echoed] = np.inf
@@ -698,6 +698,7 @@ class Sender:
 
         (``room``: what the windows of flows that count their duplicate ACKs let out this step; see NewReno's.)
         """
+        now = at_flows(now)  # (one number, or one per flow: see flows.Shared)
         f = self.f
         lost = f.dropped[j] - f.drop_mark[j]
         delivered_after = (f.sent[j] - f.sent_mark[j]) - (lost - self.c.one)
@@ -716,7 +717,7 @@ class Sender:
 
     def fast_retransmit(self, j, lost, half, now):
         """Fast recovery: lost packets leave the flight, their retransmissions go first, the window halves."""
-        f = self.f
+        f, now = self.f, at_flows(now)
         f.cwnd[j] = np.minimum(half, f.max_window[j])
         f.backlog[j] += lost
         f.sent[j] += lost
@@ -771,6 +772,7 @@ class Sender:
 
         Where the timer fired first (``_race_the_timer``), the flow times out now.
         """
+        now = at_flows(now)
         f = self.f
         bad = f.retx_lost[j] | f.timer_first[j]
         if bad.any():
@@ -853,6 +855,7 @@ class Sender:
 
     def timeout(self, j, base, now):
         """Flows ``j`` stall until their retransmission timer, armed at ``base``, fires."""
+        now = at_flows(now)
         f, c = self.f, self.c
         # Back off only if nothing was ACKed since the last time-out.
         again = f.acked[j] == f.acked_at_rto[j]
@@ -971,6 +974,7 @@ class NewReno(Sender):
         no packet that could bring one is in flight or leaving now, or at its
         timer (armed at the last new ACK).
         """
+        now = at_flows(now)
         if self.counts_dupacks is None:
             return super().loss_detected(j, now)
         f = self.f
@@ -1050,6 +1054,7 @@ class NewReno(Sender):
         Not while a hole below the recovery point is still to be found lost
         (``_partial_ack``).
         """
+        now = at_flows(now)
         if self.counts_dupacks is not None:
             j = self._partial_ack(j, now)
         if self.prr is not None:

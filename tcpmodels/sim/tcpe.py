@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import variants
 from . import scenario as spec
-from .flows import PENDING
+from .flows import PENDING, at_flows
 from .senders import ENGINES, NewReno
 
 __all__ = ["TCPE"]
@@ -46,14 +46,16 @@ class TCPE(NewReno):
 
     def on_marks(self, j, now, counts=None):
         """Flows ``j`` had ``counts`` packets marked: one echo each comes back with their ACKs, a round trip later."""
+        now = at_flows(now)  # (one number, or one per flow: see flows.Shared)
         f = self.f
         due = np.rint((now[j] + f.prop[j] + f.qdelay(j)) / self.dt[j]).astype(np.int64) % self.echoes.shape[0]
         np.add.at(self.echoes, (due, j), 1.0 if counts is None else counts)
 
     def on_echoes(self, nearest, now):
         """Echoes due by ``nearest`` freeze the window and switch to congestion avoidance; quiet RTTs to slow start."""
+        now = at_flows(now)
         f = self.f
-        row = self.echoes[self.ring.k % self.echoes.shape[0]]  # the echoes due this step
+        row = self.echoes[int(round(now[0] / self.dt[0])) % self.echoes.shape[0]]  # the echoes due this step
         echoed = self.own(row > 0)
         # OnAck: slow start again after a round trip without an echo.  Only flows in
         # congestion avoidance whose last echo is older than their propagation RTT
