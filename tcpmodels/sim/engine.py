@@ -76,7 +76,19 @@ from .._checks import TCPModelsWarning
 from . import draws as site
 from .ackring import DELAYED_ACK_TIMEOUT, AckRing
 from .draws import Draws
-from .flows import FLOAT32_FLOWS, IDLE, PENDING, RECOVERY, STALLED, Flows, at_flows, batch_width, lay_out, state_dtype
+from .flows import (
+    FLOAT32_FLOWS,
+    IDLE,
+    PENDING,
+    RECOVERY,
+    STALLED,
+    Flows,
+    at_flows,
+    batch_width,
+    flows_of,
+    lay_out,
+    state_dtype,
+)
 from .meter import Meter
 from .queues import Step, make_queue
 from .scenario import FLOW_STEPS_PER_S, FPQ, RED, LongLived, Scenario, batch_seconds, compute_seconds
@@ -486,7 +498,7 @@ class _Engine:
         in flight drains.
         """
         f = self.flows
-        at = (np.asarray(rows)[:, None] * self.n + np.arange(self.n)).ravel()
+        at = flows_of(rows, self.n)
         f.state[at] = IDLE
         f.t_next[at] = np.inf
         f.t_ece[at] = np.inf

@@ -11,8 +11,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-__all__ = ["Flows", "Shared", "at_flows", "state_dtype", "numbers", "batch_width", "lay_out", "FLOAT32_FLOWS", "OPEN",
-           "PENDING", "RECOVERY", "STALLED", "IDLE"]
+__all__ = ["Flows", "Shared", "at_flows", "flows_of", "state_dtype", "numbers", "batch_width", "lay_out",
+           "FLOAT32_FLOWS", "OPEN", "PENDING", "RECOVERY", "STALLED", "IDLE"]
 
 # The flow's place in its loss cycle: sending; a loss waits for its duplicate
 # ACKs; fast recovery; waiting for the retransmission timer; not started.
@@ -73,6 +73,19 @@ class Shared:
 
     def __getitem__(self, j):
         return self.value
+
+
+def flows_of(rows, n):
+    """The flat places of the flows of scenarios ``rows`` in a layout of ``n`` flows each.
+
+    Parameters
+    ----------
+    rows : sequence of int
+        Scenarios of the batch.
+    n : int
+        Flows per scenario in the layout.
+    """
+    return (np.asarray(rows)[:, None] * n + np.arange(n)).ravel()
 
 
 def at_flows(t):

@@ -3,7 +3,7 @@
 import numpy as np
 
 from .. import metrics
-from .flows import batch_width
+from .flows import batch_width, flows_of
 from .result import CongestionEvents, GroupResult, SimResult
 
 __all__ = ["Meter"]
@@ -88,21 +88,17 @@ class Meter:
             self.acked_end, self.dropped_end, self.sent_end = (x.copy() for x in (
                 self.acked_start, self.dropped_start, self.sent_start))
         if len(rows) < self.S:
-            at = self._flows(rows)
+            at = flows_of(rows, self.n)
             self.acked_start[at] = flows.acked[at]
             self.dropped_start[at] = flows.dropped[at] + flows.unseen_drops[at]
             self.sent_start[at] = flows.sent[at]
-
-    def _flows(self, rows):
-        """The flat places of the flows of scenarios ``rows``."""
-        return (np.asarray(rows)[:, None] * self.n + np.arange(self.n)).ravel()
 
     def end_of(self, k, flows):
         """The scenarios whose run ends with step ``k``: their figures are taken (see ``results``)."""
         rows = self.ends.get(k)
         if rows is None:
             return
-        at = slice(None) if len(rows) == self.S else self._flows(rows)
+        at = slice(None) if len(rows) == self.S else flows_of(rows, self.n)
         self.acked_end[at] = flows.acked[at]
         self.dropped_end[at] = (flows.dropped + flows.unseen_drops)[at]
         self.sent_end[at] = flows.sent[at]
@@ -179,7 +175,7 @@ class Meter:
             self.wblock[:] = 0.0
             self.nblock = 0
             return
-        at = self._flows(rows)
+        at = flows_of(rows, self.n)
         self.wsum[at] += self.wblock[at]
         self.wblock[at] = 0.0
         self.nblock_of[rows] = 0
